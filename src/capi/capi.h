@@ -1,0 +1,143 @@
+// The translation kit of the ABI layer: handles <-> objects, argument checks, and the
+// guard that turns every exception into a status. capi/ files use only this and the layer
+// below; they hold no logic of their own (DESIGN §1).
+#pragma once
+
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+#include "base/buffer.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "capi/status.h"
+#include "driver/device.h"
+#include "driver/tensor.h"
+#include "driver/tensor_list.h"
+#include "engine/context.h"
+#include "max_c.h"
+
+namespace maxc::capi {
+
+// ---- which object each opaque handle is ----
+
+template <typename Handle> struct HandleOf;
+#define MAXC_HANDLE(handle, object, object_kind, printable)           \
+  template <> struct HandleOf<handle> {                               \
+    using type = object;                                              \
+    static constexpr ObjectKind kind = ObjectKind::object_kind;       \
+    static constexpr const char* name = printable;                    \
+  };
+MAXC_HANDLE(max_device_t, Device, kDevice, "device")
+MAXC_HANDLE(max_context_t, Context, kContext, "context")
+MAXC_HANDLE(max_tensor_t, Tensor, kTensor, "tensor")
+MAXC_HANDLE(max_tensor_list_t, TensorList, kTensorList, "tensor list")
+MAXC_HANDLE(max_buffer_t, Buffer, kBuffer, "buffer")
+#undef MAXC_HANDLE
+
+// The object behind a handle argument; INVALID_ARGUMENT when NULL or of another kind.
+template <typename Handle>
+auto& deref(Handle* handle, const char* arg) {
+  using H = std::remove_const_t<Handle>;
+  using T = typename HandleOf<H>::type;
+  if (!handle) fail(Code::kInvalidArgument, arg, " is NULL");
+  auto* object = reinterpret_cast<const Object*>(handle);
+  if (object->kind() != HandleOf<H>::kind)
+    fail(Code::kInvalidArgument, arg, " is not a ", HandleOf<H>::name, " handle");
+  using Result = std::conditional_t<std::is_const_v<Handle>, const T, T>;
+  return *reinterpret_cast<Result*>(const_cast<Object*>(object));
+}
+
+// A new reference to an object, as the handle the caller owns.
+template <typename Handle, typename T>
+Handle* to_handle(Ref<T> ref) {
+  return reinterpret_cast<Handle*>(static_cast<typename HandleOf<Handle>::type*>(ref.detach()));
+}
+
+template <typename Handle>
+Ref<typename HandleOf<Handle>::type> share(Handle* handle, const char* arg) {
+  return Ref<typename HandleOf<Handle>::type>::share(&deref(handle, arg));
+}
+
+template <typename Handle>
+void retain_handle(Handle* handle) {
+  if (handle) reinterpret_cast<const Object*>(handle)->retain();
+}
+template <typename Handle>
+void release_handle(Handle* handle) {
+  if (handle) reinterpret_cast<const Object*>(handle)->release();
+}
+
+// ---- out parameters: checked, cleared on entry so a failure leaves them NULL/zero ----
+
+template <typename T>
+T& out_param(T* out, const char* arg) {
+  if (!out) fail(Code::kInvalidArgument, arg, " is NULL");
+  *out = T{};
+  return *out;
+}
+
+// ---- arrays ----
+
+std::vector<int64_t> dims_arg(const int64_t* dims, int32_t rank, const char* arg);
+DType dtype_arg(max_dtype_t dtype, const char* arg);
+Ref<Device> device_arg_or_cpu(max_device_t* device, const char* arg);
+
+// ---- options structs: older sizes get defaults, newer ones a zero tail ----
+
+template <typename Options>
+Options read_options(const Options* user, const Options& defaults, const char* arg) {
+  Options result = defaults;
+  if (!user) return result;
+  if (user->struct_size < sizeof(size_t))
+    fail(Code::kInvalidArgument, arg, "->struct_size is ", user->struct_size,
+         "; fill the struct with its _init function");
+  const auto* bytes = reinterpret_cast<const unsigned char*>(user);
+  for (size_t i = sizeof(Options); i < user->struct_size; ++i)
+    if (bytes[i] != 0)
+      fail(Code::kInvalidArgument, arg, " is ", user->struct_size,
+           " bytes, newer than this library's ", sizeof(Options), ", and byte ", i,
+           " of the part it does not know is not zero: the option there is unsupported");
+  std::memcpy(&result, user, std::min(user->struct_size, sizeof(Options)));
+  result.struct_size = sizeof(Options);
+  return result;
+}
+
+// Fills `struct_size` bytes of `out` with the defaults' first bytes (the caller's size, not
+// ours: an older program's struct is smaller).
+template <typename Options>
+void init_options(Options* out, size_t struct_size, const Options& defaults, const char* arg) {
+  if (!out) fail(Code::kInvalidArgument, arg, " is NULL");
+  if (struct_size < sizeof(size_t))
+    fail(Code::kInvalidArgument, "struct_size ", struct_size, " is too small for ", arg);
+  std::memcpy(out, &defaults, std::min(struct_size, sizeof(Options)));
+  if (struct_size > sizeof(Options))
+    std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(Options), 0,
+                struct_size - sizeof(Options));
+  out->struct_size = struct_size;
+}
+
+// ---- the guard around every fallible entry point ----
+
+max_status_t* status_from_current_exception(const char* function) noexcept;
+
+template <typename Body>
+max_status_t* guard(const char* function, Body&& body) noexcept {
+  try {
+    body();
+    return nullptr;
+  } catch (...) {
+    return status_from_current_exception(function);
+  }
+}
+
+}  // namespace maxc::capi
+
+// Every fallible ABI function is `{ return MAXC_GUARD({ ... }); }`: the body may throw.
+#define MAXC_GUARD(...) ::maxc::capi::guard(__func__, [&] __VA_ARGS__)
+
+// retain/release pair of a handle type.
+#define MAXC_DEFINE_REFCOUNT(object)                                                      \
+  void max_##object##_retain(max_##object##_t* h) { ::maxc::capi::retain_handle(h); }    \
+  void max_##object##_release(max_##object##_t* h) { ::maxc::capi::release_handle(h); }

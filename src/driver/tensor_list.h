@@ -1,0 +1,17 @@
+// An ordered list of tensors (the ABI's max_tensor_list_t): a model's outputs, say.
+#pragma once
+
+#include <vector>
+
+#include "base/object.h"
+#include "driver/tensor.h"
+
+namespace maxc {
+
+class TensorList : public Object {
+ public:
+  TensorList() : Object(ObjectKind::kTensorList) {}
+  std::vector<Ref<Tensor>> items;
+};
+
+}  // namespace maxc

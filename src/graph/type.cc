@@ -1,0 +1,42 @@
+#include "graph/type.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "base/error.h"
+
+namespace maxc {
+
+std::string DeviceRef::to_string() const {
+  return (kind == DeviceKind::kGpu ? "gpu:" : "cpu:") + std::to_string(id);
+}
+
+bool TensorType::is_static() const {
+  return std::all_of(dims.begin(), dims.end(), [](const Dim& d) { return d.is_static(); });
+}
+
+Dim TensorType::num_elements() const { return dims_product(dims); }
+
+std::string TensorType::to_string() const {
+  const char* name = dtype_name(dtype);
+  return std::string(is_buffer ? "buffer<" : "tensor<") + dims_to_string(dims) + ", " +
+         (name ? name : "invalid_dtype(" + std::to_string(static_cast<int32_t>(dtype)) + ")") + ", " +
+         device.to_string() + ">";
+}
+
+void TensorType::validate(const std::string& what) const {
+  if (!dtype_is_valid(dtype))
+    fail(Code::kInvalidArgument, what, ": unknown dtype code ", static_cast<int32_t>(dtype));
+  if (device.kind != DeviceKind::kCpu && device.kind != DeviceKind::kGpu)
+    fail(Code::kInvalidArgument, what, ": unknown device kind ", static_cast<int32_t>(device.kind));
+  if (device.id < 0) fail(Code::kInvalidArgument, what, ": device id ", device.id, " is negative");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i].is_static() && dims[i].static_value() < 0)
+      fail(Code::kInvalidArgument, what, ": dim ", i, " of ", dims_to_string(dims), " is negative");
+  }
+}
+
+std::ostream& operator<<(std::ostream& out, const DeviceRef& d) { return out << d.to_string(); }
+std::ostream& operator<<(std::ostream& out, const TensorType& t) { return out << t.to_string(); }
+
+}  // namespace maxc
