@@ -19,8 +19,10 @@ ContextOptions translate(const max_context_options_t& o) {
   ContextOptions options;
   if (o.num_devices > 0 && !o.devices)
     fail(Code::kInvalidArgument, "options->devices is NULL with num_devices ", o.num_devices);
-  for (size_t i = 0; i < o.num_devices; ++i)
-    options.devices.push_back(share(o.devices[i], "options->devices[i]"));
+  for (size_t i = 0; i < o.num_devices; ++i) {
+    std::string arg = str_cat("options->devices[", i, "]");  // the index, not a literal "i"
+    options.devices.push_back(share(o.devices[i], arg.c_str()));
+  }
   options.num_threads = o.num_threads;
   return options;
 }

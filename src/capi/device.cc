@@ -14,7 +14,7 @@ max_status_t* max_accelerator_count(int32_t* out_count) {
 max_status_t* max_device_create(max_device_kind_t kind, int32_t id, max_device_t** out_device) {
   return MAXC_GUARD({
     auto& out = out_param(out_device, "out_device");
-    out = to_handle<max_device_t>(Device::get(static_cast<DeviceKind>(kind), id));
+    out = to_handle<max_device_t>(Device::get(static_cast<Device::Kind>(kind), id));
   });
 }
 

@@ -10,20 +10,20 @@ namespace maxc {
 Ref<Device> Device::cpu() {
   // Never freed: devices live as long as the process, and a handle released after
   // static destruction must still find its device.
-  static Device* host = new Device(DeviceKind::kCpu, 0);
+  static Device* host = new Device(Device::Kind::kCpu, 0);
   return Ref<Device>::share(host);
 }
 
 int32_t Device::accelerator_count() { return 0; }
 
-Ref<Device> Device::get(DeviceKind kind, int32_t id) {
+Ref<Device> Device::get(Kind kind, int32_t id) {
   switch (kind) {
-    case DeviceKind::kCpu:
+    case Device::Kind::kCpu:
       if (id != -1 && id != 0) fail(Code::kNotFound, "no CPU device with id ", id, " (use 0 or -1)");
       return cpu();
-    case DeviceKind::kCuda:
-    case DeviceKind::kHip:
-      fail(Code::kNotFound, "no ", kind == DeviceKind::kCuda ? "CUDA" : "HIP",
+    case Device::Kind::kCuda:
+    case Device::Kind::kHip:
+      fail(Code::kNotFound, "no ", kind == Device::Kind::kCuda ? "CUDA" : "HIP",
            " device with id ", id, ": this process sees ", accelerator_count(), " accelerators");
   }
   fail(Code::kInvalidArgument, "unknown device kind ", static_cast<int32_t>(kind),
@@ -32,9 +32,9 @@ Ref<Device> Device::get(DeviceKind kind, int32_t id) {
 
 const char* Device::api() const {
   switch (kind_) {
-    case DeviceKind::kCpu: return "cpu";
-    case DeviceKind::kCuda: return "cuda";
-    case DeviceKind::kHip: return "hip";
+    case Device::Kind::kCpu: return "cpu";
+    case Device::Kind::kCuda: return "cuda";
+    case Device::Kind::kHip: return "hip";
   }
   return "unknown";
 }

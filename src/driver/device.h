@@ -11,18 +11,19 @@
 
 namespace maxc {
 
-enum class DeviceKind : int32_t { kCpu = 1, kCuda = 2, kHip = 3 };
-
 class Device : public Object {
  public:
+  // The ABI's MAX_DEVICE_KIND_* values. (The graph layer's DeviceRef has its own cpu/gpu kind.)
+  enum class Kind : int32_t { kCpu = 1, kCuda = 2, kHip = 3 };
+
   // The device of a kind and id (-1: the first). NOT_FOUND when it does not exist.
-  static Ref<Device> get(DeviceKind kind, int32_t id);
+  static Ref<Device> get(Kind kind, int32_t id);
   static Ref<Device> cpu();
   static int32_t accelerator_count();
 
-  DeviceKind device_kind() const { return kind_; }
+  Kind device_kind() const { return kind_; }
   int32_t id() const { return id_; }
-  bool is_host() const { return kind_ == DeviceKind::kCpu; }
+  bool is_host() const { return kind_ == Device::Kind::kCpu; }
   const char* label() const { return is_host() ? "cpu" : "gpu"; }
   const char* api() const;
   std::string name() const;  // "cpu:0"
@@ -35,8 +36,8 @@ class Device : public Object {
   static constexpr size_t kAlignment = 64;
 
  private:
-  Device(DeviceKind kind, int32_t id) : Object(ObjectKind::kDevice), kind_(kind), id_(id) {}
-  DeviceKind kind_;
+  Device(Kind kind, int32_t id) : Object(ObjectKind::kDevice), kind_(kind), id_(id) {}
+  Kind kind_;
   int32_t id_;
 };
 

@@ -88,9 +88,9 @@ Ref<Device> device_from_dl(DLDevice device) {
     case kDLROCMHost:
       return Device::cpu();
     case kDLCUDA:
-      return Device::get(DeviceKind::kCuda, device.device_id);
+      return Device::get(Device::Kind::kCuda, device.device_id);
     case kDLROCM:
-      return Device::get(DeviceKind::kHip, device.device_id);
+      return Device::get(Device::Kind::kHip, device.device_id);
     default:
       fail(Code::kUnimplemented, "DLPack device type ", static_cast<int>(device.device_type),
            " is not supported");
@@ -120,9 +120,9 @@ Ref<Tensor> import_tensor(Managed* managed, bool read_only) {
 
 DLDevice dlpack_device(const Device& device) {
   switch (device.device_kind()) {
-    case DeviceKind::kCuda: return DLDevice{kDLCUDA, device.id()};
-    case DeviceKind::kHip: return DLDevice{kDLROCM, device.id()};
-    case DeviceKind::kCpu: break;
+    case Device::Kind::kCuda: return DLDevice{kDLCUDA, device.id()};
+    case Device::Kind::kHip: return DLDevice{kDLROCM, device.id()};
+    case Device::Kind::kCpu: break;
   }
   return DLDevice{kDLCPU, 0};
 }

@@ -75,17 +75,24 @@ Ref<Tensor> Tensor::borrow(Ref<Device> device, void* data, uint64_t byte_offset,
   }
 }
 
-bool Tensor::is_contiguous() const {
-  // Like numpy: a dim of extent 1 may have any stride, and an empty tensor is contiguous.
-  if (num_elements_ == 0) return true;
+namespace {
+
+// Like numpy: a dim of extent 1 may have any stride, and an empty tensor is contiguous.
+bool strides_are_contiguous(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  for (int64_t d : dims)
+    if (d == 0) return true;
   int64_t expected = 1;
-  for (size_t i = dims_.size(); i-- > 0;) {
-    if (dims_[i] == 1) continue;
-    if (strides_[i] != expected) return false;
-    expected *= dims_[i];
+  for (size_t i = dims.size(); i-- > 0;) {
+    if (dims[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= dims[i];
   }
   return true;
 }
+
+}  // namespace
+
+bool Tensor::is_contiguous() const { return strides_are_contiguous(dims_, strides_); }
 
 void Tensor::check_writable(const char* what) const {
   if (read_only_) fail(Code::kFailedPrecondition, what, ": the tensor is read-only");
@@ -105,7 +112,12 @@ void require_addressable(const Tensor& t, const char* what) {
 }
 
 void copy_elements(uint8_t* dst, const std::vector<int64_t>& dst_strides, const Tensor& src) {
-  if (src.is_contiguous() && dst_strides == contiguous_strides(src.dims())) {
+  // Nothing to copy; either pointer may be NULL then (an empty borrowed tensor, to_host's
+  // dst), and memcpy must not see a NULL pointer even for 0 bytes.
+  if (src.num_elements() == 0) return;
+  // Both row-major (size-1 dims may carry any stride): one memcpy. This is also the only
+  // path for sub-byte dtypes, whose elements strided_copy cannot address.
+  if (src.is_contiguous() && strides_are_contiguous(src.dims(), dst_strides)) {
     std::memcpy(dst, src.data(), src.byte_size());
     return;
   }

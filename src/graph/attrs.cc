@@ -1,5 +1,8 @@
 #include "graph/attrs.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <sstream>
 
 namespace maxc {
@@ -66,6 +69,25 @@ void Attrs::fail_kind(std::string_view owner, std::string_view name, AttrKind wa
   if (!got) fail(Code::kInvalidArgument, prefix, "missing attribute '", name, "' (", attr_kind_name(want), ")");
   fail(Code::kInvalidArgument, prefix, "attribute '", name, "' must be ", attr_kind_name(want), ", got ",
        attr_kind_name(attr_kind(*got)), " ", attr_to_string(*got));
+}
+
+namespace {
+bool same_float(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+bool same_value(const AttrValue& a, const AttrValue& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* x = std::get_if<double>(&a)) return same_float(*x, std::get<double>(b));
+  if (const auto* x = std::get_if<std::vector<double>>(&a)) {
+    const auto& y = std::get<std::vector<double>>(b);
+    return std::equal(x->begin(), x->end(), y.begin(), y.end(), same_float);
+  }
+  return a == b;
+}
+}  // namespace
+
+bool operator==(const Attrs& a, const Attrs& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const auto& x, const auto& y) { return x.first == y.first && same_value(x.second, y.second); });
 }
 
 }  // namespace maxc

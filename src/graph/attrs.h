@@ -87,7 +87,9 @@ class Attrs {
   const T& get(std::string_view name, std::string_view owner = {}) const;
 
   std::string to_string() const;  // "{axis = -1, keep_dims = true}"
-  friend bool operator==(const Attrs&, const Attrs&) = default;
+  // Floats compare as values, except that NaN equals NaN: an attribute set to NaN must still
+  // match itself when a loaded graph is verified.
+  friend bool operator==(const Attrs& a, const Attrs& b);
 
  private:
   [[noreturn]] static void fail_kind(std::string_view owner, std::string_view name, AttrKind want,

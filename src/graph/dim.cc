@@ -215,10 +215,11 @@ std::string atom_to_string(const DimAtom& atom) {
   return side(*atom.num) + " // " + side(*atom.den);
 }
 
-// `magnitude` is |coefficient|; the caller prints the sign.
-std::string term_to_string(const Dim::Monomial& mono, uint64_t magnitude) {
+// `magnitude` is |coefficient|; the caller prints the sign. A division stands bare only when
+// it is the whole term: "x // 2 * 3" and "-x // 2" would read back as other expressions.
+std::string term_to_string(const Dim::Monomial& mono, uint64_t magnitude, bool leading_minus) {
   std::string out;
-  bool alone = mono.size() == 1 && magnitude == 1;
+  bool alone = mono.size() == 1 && magnitude == 1 && !leading_minus;
   for (const DimAtom& atom : mono) {
     if (!out.empty()) out += " * ";
     out += (alone || atom.is_symbol()) ? atom_to_string(atom) : "(" + atom_to_string(atom) + ")";
@@ -241,7 +242,7 @@ std::string Dim::to_string() const {
     if (mono.empty()) continue;
     // -coeff of INT64_MIN overflows; print its magnitude through unsigned arithmetic.
     uint64_t magnitude = coeff < 0 ? 0 - static_cast<uint64_t>(coeff) : static_cast<uint64_t>(coeff);
-    append(coeff < 0, term_to_string(mono, magnitude));
+    append(coeff < 0, term_to_string(mono, magnitude, out.empty() && coeff < 0));
   }
   if (auto it = terms_.find(Monomial{}); it != terms_.end()) {
     int64_t c = it->second;
@@ -273,11 +274,18 @@ namespace {
 // Recursive descent over:  expr := term (('+' | '-') term)*
 //                          term := unary (('*' | '//') unary)*
 //                          unary := '-' unary | INT | IDENT | '(' expr ')'
+// Limits keep hostile text (from a file or an ABI caller) from exhausting the stack or
+// memory: nesting depth, length, and the number of terms a product may expand to.
 class DimParser {
  public:
+  static constexpr size_t kMaxLength = 4096;
+  static constexpr int kMaxDepth = 64;
+  static constexpr size_t kMaxTerms = 256;
+
   explicit DimParser(std::string_view text) : text_(text) {}
 
   Dim parse() {
+    if (text_.size() > kMaxLength) error(str_cat("longer than ", kMaxLength, " characters"));
     Dim d = expr();
     skip_space();
     if (pos_ != text_.size()) error("unexpected '" + std::string(1, text_[pos_]) + "'");
@@ -300,10 +308,16 @@ class DimParser {
       if (accept("//")) d = floordiv(d, unary());
       else if (accept("*")) d = d * unary();
       else return d;
+      if (d.terms().size() > kMaxTerms) error(str_cat("expands to more than ", kMaxTerms, " terms"));
     }
   }
 
   Dim unary() {
+    if (++depth_ > kMaxDepth) error(str_cat("nested deeper than ", kMaxDepth, " levels"));
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     if (accept("-")) return -unary();
     if (accept("(")) {
       Dim d = expr();
@@ -341,6 +355,7 @@ class DimParser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

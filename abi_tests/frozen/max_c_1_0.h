@@ -1,0 +1,492 @@
+/*
+ * max_c.h -- the whole public ABI of libmax_c.
+ *
+ * max_c is an inference engine with the concepts of Modular's MAX: a driver (devices and
+ * tensors), dtypes, graphs, an engine (context = InferenceSession, compiled model, model)
+ * and weights. This header is C99 and is also valid C++.
+ *
+ * Conventions, which hold for every function below unless its comment says otherwise:
+ *
+ *  - Naming: functions are max_<object>_<verb>, types max_<object>_t, constants
+ *    MAX_<GROUP>_<NAME>.
+ *  - Errors: a fallible function returns max_status_t*: NULL on success, otherwise a status
+ *    object with a code and a message naming what was wrong. The caller owns it and frees it
+ *    with max_status_release(). On failure every out_* parameter is set to NULL (or zero)
+ *    when the out pointer itself is not NULL. No function aborts, asserts or throws on bad
+ *    input: NULL handles, NULL out pointers and out-of-range values give
+ *    MAX_STATUS_INVALID_ARGUMENT (or the code that fits better).
+ *  - Queries of plain values (dtype traits, versions, status accessors, the log level)
+ *    return their answer directly and are total: an unknown input gives 0, NULL or "".
+ *  - Handles are opaque and reference counted. *_create and functions that return a handle
+ *    through out_* give the caller one reference; *_retain adds one, *_release drops one and
+ *    frees the object at zero. *_release(NULL) does nothing. Children keep their parents
+ *    alive (a tensor its device), so handles may be released in any order.
+ *  - Threads: context, device and tensor handles may be used from many threads at once,
+ *    except that writing a tensor's contents while another thread reads them is the caller's
+ *    race. tensor_list and option structs need external synchronization. Deleters and
+ *    release callbacks may run on any thread.
+ *  - Options structs start with size_t struct_size. Fill them with their *_init function,
+ *    which writes defaults for the size you pass. The library accepts an older (smaller)
+ *    struct by defaulting the missing tail and a newer (larger) one only if the unknown tail
+ *    is all zero bytes.
+ *  - Versioning: within ABI major 1 the library only adds (functions, appended struct
+ *    fields, appended enum values). Call max_check_abi(MAX_ABI_VERSION) once at start-up.
+ */
+#ifndef MAX_C_H_
+#define MAX_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(MAX_C_BUILDING_LIBRARY)
+#define MAX_API __attribute__((visibility("default")))
+#else
+#define MAX_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================================
+ * DLPack 1.1 declarations (https://dmlc.github.io/dlpack), under the specification's own
+ * include guard: a program that includes the real dlpack.h first still compiles.
+ * ====================================================================================== */
+#ifndef DLPACK_DLPACK_H_
+#define DLPACK_DLPACK_H_
+
+#define DLPACK_MAJOR_VERSION 1
+#define DLPACK_MINOR_VERSION 1
+
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+
+typedef enum {
+  kDLCPU = 1,
+  kDLCUDA = 2,
+  kDLCUDAHost = 3,
+  kDLOpenCL = 4,
+  kDLVulkan = 7,
+  kDLMetal = 8,
+  kDLVPI = 9,
+  kDLROCM = 10,
+  kDLROCMHost = 11,
+  kDLExtDev = 12,
+  kDLCUDAManaged = 13,
+  kDLOneAPI = 14,
+  kDLWebGPU = 15,
+  kDLHexagon = 16,
+  kDLMAIA = 17
+} DLDeviceType;
+
+typedef struct {
+  DLDeviceType device_type;
+  int32_t device_id;
+} DLDevice;
+
+typedef enum {
+  kDLInt = 0U,
+  kDLUInt = 1U,
+  kDLFloat = 2U,
+  kDLOpaqueHandle = 3U,
+  kDLBfloat = 4U,
+  kDLComplex = 5U,
+  kDLBool = 6U,
+  kDLFloat8_e3m4 = 7U,
+  kDLFloat8_e4m3 = 8U,
+  kDLFloat8_e4m3b11fnuz = 9U,
+  kDLFloat8_e4m3fn = 10U,
+  kDLFloat8_e4m3fnuz = 11U,
+  kDLFloat8_e5m2 = 12U,
+  kDLFloat8_e5m2fnuz = 13U,
+  kDLFloat8_e8m0fnu = 14U,
+  kDLFloat6_e2m3fn = 15U,
+  kDLFloat6_e3m2fn = 16U,
+  kDLFloat4_e2m1fn = 17U
+} DLDataTypeCode;
+
+typedef struct {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} DLDataType;
+
+typedef struct {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byte_offset;
+} DLTensor;
+
+typedef struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(struct DLManagedTensor* self);
+} DLManagedTensor;
+
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
+
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+#endif /* DLPACK_DLPACK_H_ */
+
+/* ======================================================================================
+ * Versions
+ * ====================================================================================== */
+
+#define MAX_ABI_VERSION_MAJOR 1
+#define MAX_ABI_VERSION_MINOR 0
+/* The version this header describes, packed as (major << 16) | minor. */
+#define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
+
+typedef struct max_status_t max_status_t;
+
+/* The ABI version the loaded library implements, packed like MAX_ABI_VERSION.
+ * Thread-safe. */
+MAX_API uint32_t max_abi_version(void);
+
+/* The library's release version, e.g. "1.0.0". Static storage. Thread-safe. */
+MAX_API const char* max_version_string(void);
+
+/* Checks that the loaded library can serve a program built against header_version (pass
+ * MAX_ABI_VERSION). Fails with MAX_STATUS_FAILED_PRECONDITION when the majors differ or the
+ * library's minor is older than the header's, with a message such as "libmax_c ABI 1.0 is
+ * older than the header 1.4 this program was built with". Thread-safe. */
+MAX_API max_status_t* max_check_abi(uint32_t header_version);
+
+/* ======================================================================================
+ * Status
+ * ====================================================================================== */
+
+typedef int32_t max_status_code_t;
+#define MAX_STATUS_OK 0
+#define MAX_STATUS_CANCELLED 1
+#define MAX_STATUS_UNKNOWN 2
+#define MAX_STATUS_INVALID_ARGUMENT 3
+#define MAX_STATUS_DEADLINE_EXCEEDED 4
+#define MAX_STATUS_NOT_FOUND 5
+#define MAX_STATUS_ALREADY_EXISTS 6
+#define MAX_STATUS_PERMISSION_DENIED 7
+#define MAX_STATUS_RESOURCE_EXHAUSTED 8
+#define MAX_STATUS_FAILED_PRECONDITION 9
+#define MAX_STATUS_ABORTED 10
+#define MAX_STATUS_OUT_OF_RANGE 11
+#define MAX_STATUS_UNIMPLEMENTED 12
+#define MAX_STATUS_INTERNAL 13
+#define MAX_STATUS_UNAVAILABLE 14
+#define MAX_STATUS_DATA_LOSS 15
+#define MAX_STATUS_UNAUTHENTICATED 16
+
+/* The status's code; MAX_STATUS_OK for NULL (success). Thread-safe. */
+MAX_API max_status_code_t max_status_code(const max_status_t* status);
+
+/* The status's UTF-8 message; "" for NULL. The string lives as long as the status.
+ * Thread-safe. */
+MAX_API const char* max_status_message(const max_status_t* status);
+
+/* The code's upper-case name ("INVALID_ARGUMENT"), "UNKNOWN_CODE" for a value past the
+ * table. Static storage. Thread-safe. */
+MAX_API const char* max_status_code_name(max_status_code_t code);
+
+/* Frees a status returned by any function. NULL does nothing. A status may be freed from any
+ * thread, once. */
+MAX_API void max_status_release(max_status_t* status);
+
+/* ======================================================================================
+ * Logging: leveled, to stderr, quiet (MAX_LOG_WARNING) by default. The environment
+ * variable MAX_C_LOG_LEVEL (a number or a name: "off", "error", "warning", "info",
+ * "debug", "trace") sets the starting level.
+ * ====================================================================================== */
+
+typedef int32_t max_log_level_t;
+#define MAX_LOG_OFF 0
+#define MAX_LOG_ERROR 1
+#define MAX_LOG_WARNING 2
+#define MAX_LOG_INFO 3
+#define MAX_LOG_DEBUG 4
+#define MAX_LOG_TRACE 5
+
+/* Sets the process-wide level; messages above it are not printed. Fails with
+ * INVALID_ARGUMENT outside [MAX_LOG_OFF, MAX_LOG_TRACE]. Thread-safe. */
+MAX_API max_status_t* max_log_set_level(max_log_level_t level);
+
+/* The process-wide level. Thread-safe. */
+MAX_API max_log_level_t max_log_level(void);
+
+/* ======================================================================================
+ * DType: MAX's element types, with MAX's own numbers.
+ * ====================================================================================== */
+
+typedef int32_t max_dtype_t;
+#define MAX_DTYPE_INVALID 0
+#define MAX_DTYPE_BOOL 1
+#define MAX_DTYPE_FLOAT4_E2M1FN 64
+#define MAX_DTYPE_FLOAT8_E4M3FN 75
+#define MAX_DTYPE_FLOAT8_E4M3FNUZ 76
+#define MAX_DTYPE_FLOAT8_E5M2 77
+#define MAX_DTYPE_FLOAT8_E5M2FNUZ 78
+#define MAX_DTYPE_FLOAT16 79
+#define MAX_DTYPE_BFLOAT16 80
+#define MAX_DTYPE_FLOAT32 81
+#define MAX_DTYPE_FLOAT64 82
+#define MAX_DTYPE_UINT8 134
+#define MAX_DTYPE_INT8 135
+#define MAX_DTYPE_UINT16 136
+#define MAX_DTYPE_INT16 137
+#define MAX_DTYPE_UINT32 138
+#define MAX_DTYPE_INT32 139
+#define MAX_DTYPE_UINT64 140
+#define MAX_DTYPE_INT64 141
+
+/* Traits of a dtype. All are thread-safe and total: an unknown code gives 0 (or NULL for
+ * the name). Predicates return 1 or 0. size_in_bytes rounds sub-byte types up (float4_e2m1fn
+ * has 4 bits and 1 byte); tensors of sub-byte types are packed. */
+MAX_API int32_t max_dtype_is_valid(max_dtype_t dtype);
+MAX_API int32_t max_dtype_size_in_bits(max_dtype_t dtype);
+MAX_API int32_t max_dtype_size_in_bytes(max_dtype_t dtype);
+MAX_API int32_t max_dtype_align(max_dtype_t dtype);
+MAX_API int32_t max_dtype_is_float(max_dtype_t dtype);
+MAX_API int32_t max_dtype_is_float8(max_dtype_t dtype);
+MAX_API int32_t max_dtype_is_half(max_dtype_t dtype);
+MAX_API int32_t max_dtype_is_integral(max_dtype_t dtype);
+MAX_API int32_t max_dtype_is_signed_integral(max_dtype_t dtype);
+MAX_API int32_t max_dtype_is_unsigned_integral(max_dtype_t dtype);
+
+/* MAX's member name ("float32"), static storage; NULL for an unknown code. */
+MAX_API const char* max_dtype_name(max_dtype_t dtype);
+
+/* Looks a dtype up by MAX's member name. NOT_FOUND (naming it) when there is none. */
+MAX_API max_status_t* max_dtype_from_name(const char* name, max_dtype_t* out_dtype);
+
+/* ======================================================================================
+ * Devices
+ * ====================================================================================== */
+
+typedef struct max_device_t max_device_t;
+
+typedef int32_t max_device_kind_t;
+#define MAX_DEVICE_KIND_CPU 1
+#define MAX_DEVICE_KIND_CUDA 2
+#define MAX_DEVICE_KIND_HIP 3
+
+/* Number of accelerators this process can use (0 on a machine without one). Thread-safe. */
+MAX_API max_status_t* max_accelerator_count(int32_t* out_count);
+
+/* Gets the device of a kind and id. Devices are singletons per (kind, id): asking twice
+ * gives two references to one object. For the CPU, id -1 and 0 both mean the host.
+ * For an accelerator, id -1 means the first one. NOT_FOUND when no such device exists,
+ * INVALID_ARGUMENT for an unknown kind. Thread-safe. */
+MAX_API max_status_t* max_device_create(max_device_kind_t kind, int32_t id,
+                                        max_device_t** out_device);
+MAX_API void max_device_retain(max_device_t* device);
+MAX_API void max_device_release(max_device_t* device);
+
+MAX_API max_status_t* max_device_kind(const max_device_t* device, max_device_kind_t* out_kind);
+/* Zero-based; always 0 for the CPU. */
+MAX_API max_status_t* max_device_id(const max_device_t* device, int32_t* out_id);
+/* "cpu" or "gpu"; the string lives as long as the device. */
+MAX_API max_status_t* max_device_label(const max_device_t* device, const char** out_label);
+/* "cpu", "cuda" or "hip"; the string lives as long as the device. */
+MAX_API max_status_t* max_device_api(const max_device_t* device, const char** out_api);
+/* 1 for the host. */
+MAX_API max_status_t* max_device_is_host(const max_device_t* device, int32_t* out_is_host);
+/* Waits for every operation queued on the device. */
+MAX_API max_status_t* max_device_synchronize(max_device_t* device);
+
+/* ======================================================================================
+ * Context (MAX's InferenceSession): the devices and the thread team models run on.
+ * ====================================================================================== */
+
+typedef struct max_context_t max_context_t;
+
+typedef struct max_context_options_t {
+  size_t struct_size;
+  /* Devices the context may use; NULL (with num_devices 0) means the CPU alone. The
+   * context retains them. */
+  max_device_t* const* devices;
+  size_t num_devices;
+  /* Threads of the context's team; 0 means one per available core. */
+  int32_t num_threads;
+  /* The process-wide log level to set when the context is created, or -1 to leave it. */
+  max_log_level_t log_level;
+} max_context_options_t;
+
+/* Fills the first struct_size bytes of *options with defaults and sets options->struct_size.
+ * struct_size must be at least sizeof(size_t); pass sizeof(max_context_options_t). */
+MAX_API max_status_t* max_context_options_init(max_context_options_t* options,
+                                               size_t struct_size);
+
+/* Creates a context. options may be NULL for defaults. INVALID_ARGUMENT for a negative
+ * thread count, a NULL device in the list, an unknown log level, or a newer struct whose
+ * unknown tail is not zero. Thread-safe. */
+MAX_API max_status_t* max_context_create(const max_context_options_t* options,
+                                         max_context_t** out_context);
+MAX_API void max_context_retain(max_context_t* context);
+MAX_API void max_context_release(max_context_t* context);
+
+MAX_API max_status_t* max_context_num_threads(const max_context_t* context,
+                                              int32_t* out_num_threads);
+MAX_API max_status_t* max_context_num_devices(const max_context_t* context,
+                                              size_t* out_num_devices);
+/* The index-th device (a new reference). OUT_OF_RANGE past the end. */
+MAX_API max_status_t* max_context_device(const max_context_t* context, size_t index,
+                                         max_device_t** out_device);
+
+/* ======================================================================================
+ * Tensors (MAX's driver Tensor/Buffer): storage on a device plus dtype, shape and strides.
+ *
+ * Strides count elements, like DLPack's. Shapes are int64 arrays of `rank` entries, each
+ * >= 0; rank 0 is a scalar with one element. The storage is shared by views.
+ * ====================================================================================== */
+
+typedef struct max_tensor_t max_tensor_t;
+typedef struct max_tensor_list_t max_tensor_list_t;
+typedef struct max_buffer_t max_buffer_t;
+
+/* Called once when the library no longer needs borrowed memory, with the user_data given
+ * alongside it. It may run on any thread. */
+typedef void (*max_release_fn)(void* user_data);
+
+/* The most dimensions a tensor may have. */
+#define MAX_TENSOR_MAX_RANK 64
+
+/* A new zero-filled contiguous tensor. device NULL means the CPU. INVALID_ARGUMENT for an
+ * unknown dtype, a rank outside [0, MAX_TENSOR_MAX_RANK], dims NULL with rank > 0, or a
+ * negative dim; RESOURCE_EXHAUSTED when the size overflows or memory runs out. */
+MAX_API max_status_t* max_tensor_create(max_device_t* device, max_dtype_t dtype,
+                                        const int64_t* dims, int32_t rank,
+                                        max_tensor_t** out_tensor);
+
+/* A new contiguous tensor holding a copy of `data`, which is contiguous row-major host
+ * memory of exactly `num_bytes` bytes (INVALID_ARGUMENT otherwise, stating both sizes). */
+MAX_API max_status_t* max_tensor_create_from_host(max_device_t* device, max_dtype_t dtype,
+                                                  const int64_t* dims, int32_t rank,
+                                                  const void* data, size_t num_bytes,
+                                                  max_tensor_t** out_tensor);
+
+/* A CPU tensor over caller-owned host memory, without copying. strides NULL means
+ * contiguous. read_only 1 makes every write through the library fail. On success the library
+ * calls release(user_data) exactly once, when the last view of the memory goes away; on
+ * failure it never calls it and the memory stays the caller's. release may be NULL. */
+MAX_API max_status_t* max_tensor_create_borrowed(max_dtype_t dtype, const int64_t* dims,
+                                                 int32_t rank, const int64_t* strides,
+                                                 void* data, int32_t read_only,
+                                                 max_release_fn release, void* user_data,
+                                                 max_tensor_t** out_tensor);
+
+MAX_API void max_tensor_retain(max_tensor_t* tensor);
+MAX_API void max_tensor_release(max_tensor_t* tensor);
+
+MAX_API max_status_t* max_tensor_dtype(const max_tensor_t* tensor, max_dtype_t* out_dtype);
+MAX_API max_status_t* max_tensor_rank(const max_tensor_t* tensor, int32_t* out_rank);
+/* The dims and strides arrays (rank entries; NULL for rank 0) live as long as the tensor. */
+MAX_API max_status_t* max_tensor_dims(const max_tensor_t* tensor, const int64_t** out_dims);
+MAX_API max_status_t* max_tensor_strides(const max_tensor_t* tensor,
+                                         const int64_t** out_strides);
+MAX_API max_status_t* max_tensor_num_elements(const max_tensor_t* tensor,
+                                              int64_t* out_num_elements);
+/* Bytes the elements occupy when contiguous. */
+MAX_API max_status_t* max_tensor_byte_size(const max_tensor_t* tensor, size_t* out_bytes);
+/* The tensor's device (a new reference). */
+MAX_API max_status_t* max_tensor_device(const max_tensor_t* tensor, max_device_t** out_device);
+MAX_API max_status_t* max_tensor_is_contiguous(const max_tensor_t* tensor,
+                                               int32_t* out_is_contiguous);
+MAX_API max_status_t* max_tensor_is_read_only(const max_tensor_t* tensor,
+                                              int32_t* out_is_read_only);
+
+/* The address of the first element of a host tensor, valid while the tensor lives.
+ * FAILED_PRECONDITION for a device tensor. */
+MAX_API max_status_t* max_tensor_data(const max_tensor_t* tensor, const void** out_data);
+/* As max_tensor_data, for writing: FAILED_PRECONDITION for a read-only tensor. */
+MAX_API max_status_t* max_tensor_mutable_data(max_tensor_t* tensor, void** out_data);
+
+/* Copies the elements, in row-major order, into `dst` of exactly max_tensor_byte_size()
+ * bytes (INVALID_ARGUMENT naming both sizes otherwise). Works for strided views. */
+MAX_API max_status_t* max_tensor_to_host(const max_tensor_t* tensor, void* dst,
+                                         size_t num_bytes);
+
+/* A deep contiguous copy on `device` (NULL: the tensor's own device). */
+MAX_API max_status_t* max_tensor_copy(const max_tensor_t* tensor, max_device_t* device,
+                                      max_tensor_t** out_tensor);
+
+/* Copies src's elements into dst (MAX's inplace_copy_from): same dtype and shape, else
+ * INVALID_ARGUMENT; dst read-only gives FAILED_PRECONDITION. Either may be strided. */
+MAX_API max_status_t* max_tensor_copy_from(max_tensor_t* dst, const max_tensor_t* src);
+
+/* A view of a contiguous tensor's memory with another dtype and/or shape (MAX's view).
+ * The byte size must stay the same. dims NULL with rank -1 keeps the shape (only valid when
+ * the element size is unchanged). INVALID_ARGUMENT when the tensor is not contiguous or the
+ * sizes differ, naming both. */
+MAX_API max_status_t* max_tensor_view(const max_tensor_t* tensor, max_dtype_t dtype,
+                                      const int64_t* dims, int32_t rank,
+                                      max_tensor_t** out_tensor);
+
+/* ---- tensor lists: ordered tensor handles, e.g. a model's outputs ---- */
+
+MAX_API max_status_t* max_tensor_list_create(max_tensor_list_t** out_list);
+MAX_API void max_tensor_list_retain(max_tensor_list_t* list);
+MAX_API void max_tensor_list_release(max_tensor_list_t* list);
+/* Appends a reference to tensor (the list retains it). */
+MAX_API max_status_t* max_tensor_list_append(max_tensor_list_t* list, max_tensor_t* tensor);
+MAX_API max_status_t* max_tensor_list_size(const max_tensor_list_t* list, size_t* out_size);
+/* The index-th tensor (a new reference). OUT_OF_RANGE past the end. */
+MAX_API max_status_t* max_tensor_list_get(const max_tensor_list_t* list, size_t index,
+                                          max_tensor_t** out_tensor);
+
+/* ---- buffers: immutable owned bytes, e.g. a serialized graph ---- */
+
+/* A buffer holding a copy of size bytes at data (data may be NULL only when size is 0). */
+MAX_API max_status_t* max_buffer_create(const void* data, size_t size,
+                                        max_buffer_t** out_buffer);
+MAX_API void max_buffer_retain(max_buffer_t* buffer);
+MAX_API void max_buffer_release(max_buffer_t* buffer);
+/* The bytes, valid while the buffer lives. */
+MAX_API max_status_t* max_buffer_data(const max_buffer_t* buffer, const void** out_data);
+MAX_API max_status_t* max_buffer_size(const max_buffer_t* buffer, size_t* out_size);
+
+/* ======================================================================================
+ * DLPack exchange
+ *
+ * Export gives the consumer a DLManagedTensorVersioned (or the unversioned DLManagedTensor)
+ * that shares the tensor's memory; shape and strides are always filled; a read-only tensor
+ * sets DLPACK_FLAG_BITMASK_READ_ONLY. The consumer calls its deleter once when done; the
+ * tensor handle may be released before or after.
+ *
+ * Import takes a producer's struct. On success the new tensor owns it and calls its deleter
+ * exactly once, when the last view of the memory goes away. On failure nothing is taken:
+ * the struct and its deleter stay the caller's. NULL strides mean row-major contiguous.
+ * DLPACK_FLAG_BITMASK_READ_ONLY makes the tensor read-only. Unsupported major versions,
+ * devices, dtypes or lanes give INVALID_ARGUMENT (or UNIMPLEMENTED) naming them.
+ * ====================================================================================== */
+
+MAX_API max_status_t* max_tensor_to_dlpack(max_tensor_t* tensor,
+                                           DLManagedTensorVersioned** out_managed);
+MAX_API max_status_t* max_tensor_from_dlpack(DLManagedTensorVersioned* managed,
+                                             max_tensor_t** out_tensor);
+MAX_API max_status_t* max_tensor_to_dlpack_unversioned(max_tensor_t* tensor,
+                                                       DLManagedTensor** out_managed);
+MAX_API max_status_t* max_tensor_from_dlpack_unversioned(DLManagedTensor* managed,
+                                                         max_tensor_t** out_tensor);
+
+/* The DLPack device of a tensor, for __dlpack_device__. */
+MAX_API max_status_t* max_tensor_dlpack_device(const max_tensor_t* tensor,
+                                               DLDevice* out_device);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MAX_C_H_ */

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Compares the dynamic symbols a built libmax_c exports with the committed list.
+
+    check_exported_symbols.py --library build-abi/libmax_c.so.1 \
+        --expected abi_tests/exported_symbols.txt [--header include/max_c.h]
+
+The committed list (abi_tests/exported_symbols.txt) holds one `name@@VERSION` per line,
+sorted, as `nm -D --defined-only` prints them. The check fails (exit 1) when:
+
+  * a symbol of the list is no longer exported, or is exported under another version
+    (a program linked against it would no longer load);
+  * the library exports a symbol that is not in the list. Additions fail too, on purpose:
+    a new function is a promise for the whole of major 1, so the list is updated in the
+    same change that adds it, where a reviewer sees it (see "Updating" below);
+  * an exported symbol is not max_* (the version nodes MAX_x.y themselves excepted), or a
+    max_* symbol carries no version (the version script was not applied);
+  * with --header: a function the header declares (MAX_API ... max_x(...)) is not exported,
+    or an exported function is not declared in the header.
+
+Exit 2 means the check could not run (no nm, unreadable library).
+
+Updating the list, when a function is added on purpose (a new MAX_1.y node in
+cmake/max_c.map and the declaration in include/max_c.h):
+
+    ninja -C build-abi && python3 abi_tests/scripts/check_exported_symbols.py \
+        --library build-abi/libmax_c.so.1 --expected abi_tests/exported_symbols.txt --write
+
+or `ninja -C build-abi abi_update_exported_symbols`. --write refuses to drop a symbol or to
+record a non-max_* one: removals are not updated away within major 1.
+
+Only the Python standard library is used.
+"""
+
+import argparse
+import difflib
+import re
+import shutil
+import subprocess
+import sys
+
+VERSION_NODE = re.compile(r"^MAX_\d+\.\d+$")
+HEADER_FUNCTION = re.compile(r"\bMAX_API\b[^;()]*?\b(max_[A-Za-z0-9_]+)\s*\(", re.S)
+
+
+def exported_symbols(nm, library):
+    """Returns (symbols as name@@VERSION, version nodes) of the library's defined dynamic symbols."""
+    # Versions (name@@MAX_1.0) are shown by default since binutils 2.35; older nm needs
+    # --with-symbol-versions, which a future one may drop: try both.
+    out, detail = None, ""
+    for flags in (["--with-symbol-versions"], []):
+        try:
+            out = subprocess.run([nm, "-D", "--defined-only", *flags, library],
+                                 check=True, capture_output=True, text=True).stdout
+            break
+        except (OSError, subprocess.CalledProcessError) as e:
+            detail = getattr(e, "stderr", "") or str(e)
+    if out is None:
+        sys.stderr.write(f"error: could not read the dynamic symbols of {library}: {detail}\n")
+        sys.exit(2)
+    symbols, nodes = [], []
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) < 2:
+            continue
+        kind, name = fields[-2], fields[-1]
+        if kind == "A" and "@" not in name and VERSION_NODE.match(name):
+            nodes.append(name)
+        else:
+            symbols.append(name)
+    return sorted(set(symbols)), sorted(nodes)
+
+
+def read_list(path):
+    with open(path, encoding="utf-8") as f:
+        lines = [l.strip() for l in f]
+    return [l for l in lines if l and not l.startswith("#")]
+
+
+def base_name(symbol):
+    return symbol.split("@", 1)[0]
+
+
+def header_functions(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)  # comments may mention MAX_API
+    text = re.sub(r"//[^\n]*", " ", text)
+    return sorted(set(HEADER_FUNCTION.findall(text)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--library", required=True, help="the built libmax_c.so.1")
+    parser.add_argument("--expected", required=True, help="abi_tests/exported_symbols.txt")
+    parser.add_argument("--header", help="include/max_c.h: also compare with its declarations")
+    parser.add_argument("--nm", default=shutil.which("nm") or "nm", help="the nm to use")
+    parser.add_argument("--write", action="store_true",
+                        help="record the library's symbols as the new list (additions only)")
+    args = parser.parse_args()
+
+    actual, nodes = exported_symbols(args.nm, args.library)
+    try:
+        expected = read_list(args.expected)
+    except OSError as e:
+        if not args.write:
+            sys.stderr.write(f"error: cannot read the committed list: {e}\n")
+            return 2
+        expected = []
+
+    problems = []
+    not_max = [s for s in actual if not base_name(s).startswith("max_")]
+    for s in not_max:
+        problems.append(f"exported symbol that is not max_*: {s} "
+                        "(hide it: -fvisibility=hidden and the version script's local: *)")
+    for s in actual:
+        if base_name(s).startswith("max_") and "@" not in s:
+            problems.append(f"max_* symbol without a version: {s} "
+                            "(is cmake/max_c.map applied with --version-script?)")
+    removed = sorted(set(expected) - set(actual))
+    added = sorted(set(actual) - set(expected) - set(not_max))
+    for s in removed:
+        moved = [a for a in actual if base_name(a) == base_name(s)]
+        where = f" (now exported as {', '.join(moved)})" if moved else ""
+        problems.append(f"REMOVED: {s} is in the committed list but not exported{where}: "
+                        "programs linked against it no longer load")
+    for s in added:
+        problems.append(f"ADDED: {s} is exported but not in the committed list "
+                        f"{args.expected}: if the addition is intended, record it with --write")
+    if args.header:
+        declared = header_functions(args.header)
+        exported_names = {base_name(s) for s in actual}
+        for name in declared:
+            if name not in exported_names:
+                problems.append(f"declared in {args.header} but not exported: {name}")
+        for name in sorted(exported_names - set(declared)):
+            if name.startswith("max_"):
+                problems.append(f"exported but not declared in {args.header}: {name}")
+    if expected != sorted(expected):
+        problems.append(f"{args.expected} is not sorted (regenerate it with --write)")
+
+    print(f"{args.library}: {len(actual)} exported symbols, version nodes {', '.join(nodes) or '(none)'}; "
+          f"committed list: {len(expected)} symbols")
+    if args.write:
+        blocking = [p for p in problems if p.startswith(("REMOVED", "exported symbol that is not",
+                                                          "max_* symbol without"))]
+        if blocking:
+            print("refusing to --write the list:")
+            for p in blocking:
+                print("  " + p)
+            return 1
+        with open(args.expected, "w", encoding="utf-8") as f:
+            f.write("".join(s + "\n" for s in actual))
+        print(f"wrote {len(actual)} symbols to {args.expected} "
+              f"({len(added)} added: {', '.join(added) or 'none'})")
+        return 0
+
+    if not problems:
+        print("OK: the exported symbols match the committed list")
+        return 0
+    print(f"FAILED: {len(problems)} problem(s) with the exported symbols")
+    for p in problems:
+        print("  " + p)
+    diff = list(difflib.unified_diff(expected, actual, fromfile=f"committed {args.expected}",
+                                     tofile=f"exported by {args.library}", lineterm=""))
+    if diff:
+        print("diff (committed -> built):")
+        for line in diff:
+            print("  " + line)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
