@@ -148,7 +148,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 0
+#define MAX_ABI_VERSION_MINOR 1
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -446,7 +446,9 @@ MAX_API max_status_t* max_tensor_list_size(const max_tensor_list_t* list, size_t
 MAX_API max_status_t* max_tensor_list_get(const max_tensor_list_t* list, size_t index,
                                           max_tensor_t** out_tensor);
 
-/* ---- buffers: immutable owned bytes, e.g. a serialized graph ---- */
+/* ---- buffers: immutable owned bytes, e.g. a serialized graph ----
+ * The bytes are always followed by a NUL that the size does not count, so a text buffer
+ * reads as a C string. */
 
 /* A buffer holding a copy of size bytes at data (data may be NULL only when size is 0). */
 MAX_API max_status_t* max_buffer_create(const void* data, size_t size,
@@ -484,6 +486,187 @@ MAX_API max_status_t* max_tensor_from_dlpack_unversioned(DLManagedTensor* manage
 /* The DLPack device of a tensor, for __dlpack_device__. */
 MAX_API max_status_t* max_tensor_dlpack_device(const max_tensor_t* tensor,
                                                DLDevice* out_device);
+
+/* ======================================================================================
+ * Graphs (MAX's max.graph), ABI 1.1
+ *
+ * A graph has typed named inputs, ops added through one generic entry point
+ * (max_graph_add_op with an attrs handle), constants, named external weights, named outputs,
+ * and subgraphs. Every failed call leaves the graph as it was. Values (max_value_t) belong to
+ * their graph: they are never released and stay valid as long as the graph. A graph and the
+ * attrs handles need external synchronization; the op registry is immutable and thread-safe.
+ * ====================================================================================== */
+
+typedef struct max_graph_t max_graph_t;
+typedef struct max_value_t max_value_t;
+typedef struct max_attrs_t max_attrs_t;
+
+/* A dimension as a caller writes it: `size` when `expr` is NULL; otherwise `expr` is a
+ * symbol ("batch") or an expression of symbols and integers with + - * // and parentheses
+ * ("batch * 5", "(seq + 1) // 2"), which the graph keeps in a canonical form. */
+typedef struct max_dim_t {
+  int64_t size;
+  const char* expr;
+} max_dim_t;
+
+/* Where a graph value lives (MAX's DeviceRef): a kind and an id. */
+typedef int32_t max_device_ref_kind_t;
+#define MAX_DEVICE_REF_CPU 0
+#define MAX_DEVICE_REF_GPU 1
+
+/* The kinds of op attributes, for max_attrs_set_* and registry introspection. */
+typedef int32_t max_attr_kind_t;
+#define MAX_ATTR_INT 0
+#define MAX_ATTR_FLOAT 1
+#define MAX_ATTR_STRING 2
+#define MAX_ATTR_DTYPE 3
+#define MAX_ATTR_INTS 4
+#define MAX_ATTR_FLOATS 5
+#define MAX_ATTR_DIMS 6
+#define MAX_ATTR_GRAPH 7
+#define MAX_ATTR_BOOL 8
+#define MAX_ATTR_DEVICE 9
+
+/* An empty graph. name NULL means "main". */
+MAX_API max_status_t* max_graph_create(const char* name, max_graph_t** out_graph);
+MAX_API void max_graph_retain(max_graph_t* graph);
+MAX_API void max_graph_release(max_graph_t* graph);
+
+/* The graph's name; lives as long as the graph. */
+MAX_API max_status_t* max_graph_name(const max_graph_t* graph, const char** out_name);
+
+/* Adds a named input of type tensor<dims, dtype, device>. ALREADY_EXISTS when the name is
+ * taken; INVALID_ARGUMENT for an unknown dtype, a bad dim expression or device. */
+MAX_API max_status_t* max_graph_add_input(max_graph_t* graph, const char* name,
+                                          max_dtype_t dtype, const max_dim_t* dims,
+                                          int32_t rank, max_device_ref_kind_t device_kind,
+                                          int32_t device_id, max_value_t** out_value);
+
+/* Adds a constant holding a copy of a host tensor's elements (strided tensors are packed). */
+MAX_API max_status_t* max_graph_add_constant(max_graph_t* graph, const max_tensor_t* tensor,
+                                             max_value_t** out_value);
+
+/* Declares the external weight `name`, bound when a model is initialized. Declaring it again
+ * with the same type gives the same value; with another type INVALID_ARGUMENT. */
+MAX_API max_status_t* max_graph_add_weight(max_graph_t* graph, const char* name,
+                                           max_dtype_t dtype, const max_dim_t* dims,
+                                           int32_t rank, max_device_ref_kind_t device_kind,
+                                           int32_t device_id, max_value_t** out_value);
+
+/* Adds op `op` (version 0: the newest) on `inputs` with `attrs` (NULL: none), checking arity,
+ * dtypes, shapes and attributes, and writes its outputs' values to `outputs` (room for
+ * `capacity`) and their count to *out_num_outputs. NOT_FOUND for an unknown op;
+ * INVALID_ARGUMENT naming the op, the input and the mismatch; OUT_OF_RANGE when capacity is
+ * too small: the op is then not added, and, unlike other failures, *out_num_outputs holds
+ * the count needed (so NULL with capacity 0 asks for the count alone). */
+MAX_API max_status_t* max_graph_add_op(max_graph_t* graph, const char* op, int32_t version,
+                                       max_value_t* const* inputs, size_t num_inputs,
+                                       const max_attrs_t* attrs, max_value_t** outputs,
+                                       size_t capacity, size_t* out_num_outputs);
+
+/* Sets the graph's outputs. names may be NULL (or hold NULLs) for "output<i>". */
+MAX_API max_status_t* max_graph_set_outputs(max_graph_t* graph, max_value_t* const* values,
+                                            const char* const* names, size_t num_outputs);
+
+/* Appends a copy of `subgraph` as a subgraph of `graph` (for control flow and `call`) and
+ * gives its index, which a MAX_ATTR_GRAPH attribute refers to. */
+MAX_API max_status_t* max_graph_add_subgraph(max_graph_t* graph, const max_graph_t* subgraph,
+                                             int64_t* out_index);
+
+MAX_API max_status_t* max_graph_num_inputs(const max_graph_t* graph, size_t* out_count);
+/* The index-th input's value (owned by the graph) and name (lives as long as the graph). */
+MAX_API max_status_t* max_graph_input(const max_graph_t* graph, size_t index,
+                                      max_value_t** out_value, const char** out_name);
+MAX_API max_status_t* max_graph_num_outputs(const max_graph_t* graph, size_t* out_count);
+MAX_API max_status_t* max_graph_output(const max_graph_t* graph, size_t index,
+                                       max_value_t** out_value, const char** out_name);
+MAX_API max_status_t* max_graph_num_ops(const max_graph_t* graph, size_t* out_count);
+
+/* Re-checks the whole graph (every op re-inferred). */
+MAX_API max_status_t* max_graph_verify(const max_graph_t* graph);
+
+/* ---- values ---- */
+
+MAX_API max_status_t* max_value_dtype(const max_value_t* value, max_dtype_t* out_dtype);
+MAX_API max_status_t* max_value_rank(const max_value_t* value, int32_t* out_rank);
+/* The index-th dim: *out_size is its size when static, else -1; *out_expr (may be NULL if
+ * unwanted) is its canonical text ("10", "batch", "batch * 5"), living as long as the graph. */
+MAX_API max_status_t* max_value_dim(const max_value_t* value, int32_t index, int64_t* out_size,
+                                    const char** out_expr);
+MAX_API max_status_t* max_value_device(const max_value_t* value,
+                                       max_device_ref_kind_t* out_kind, int32_t* out_id);
+/* The value's type as text: "tensor<[batch, 10], float32, cpu:0>" (lives as long as the
+ * graph). */
+MAX_API max_status_t* max_value_type_string(const max_value_t* value, const char** out_text);
+
+/* ---- attributes: a name -> typed value map passed to max_graph_add_op ---- */
+
+MAX_API max_status_t* max_attrs_create(max_attrs_t** out_attrs);
+MAX_API void max_attrs_retain(max_attrs_t* attrs);
+MAX_API void max_attrs_release(max_attrs_t* attrs);
+/* Each setter copies its arguments and replaces an earlier value of the same name. */
+MAX_API max_status_t* max_attrs_set_int(max_attrs_t* attrs, const char* name, int64_t value);
+MAX_API max_status_t* max_attrs_set_float(max_attrs_t* attrs, const char* name, double value);
+MAX_API max_status_t* max_attrs_set_bool(max_attrs_t* attrs, const char* name, int32_t value);
+MAX_API max_status_t* max_attrs_set_string(max_attrs_t* attrs, const char* name,
+                                           const char* value);
+MAX_API max_status_t* max_attrs_set_dtype(max_attrs_t* attrs, const char* name,
+                                          max_dtype_t value);
+MAX_API max_status_t* max_attrs_set_ints(max_attrs_t* attrs, const char* name,
+                                         const int64_t* values, size_t count);
+MAX_API max_status_t* max_attrs_set_floats(max_attrs_t* attrs, const char* name,
+                                           const double* values, size_t count);
+MAX_API max_status_t* max_attrs_set_dims(max_attrs_t* attrs, const char* name,
+                                         const max_dim_t* dims, size_t count);
+MAX_API max_status_t* max_attrs_set_graph(max_attrs_t* attrs, const char* name,
+                                          int64_t subgraph_index);
+MAX_API max_status_t* max_attrs_set_device(max_attrs_t* attrs, const char* name,
+                                           max_device_ref_kind_t kind, int32_t id);
+
+/* ---- the op registry, for bindings that check calls and generate helpers ---- */
+
+typedef int32_t max_op_input_arity_t;
+#define MAX_OP_INPUT_ONE 0
+#define MAX_OP_INPUT_OPTIONAL 1
+#define MAX_OP_INPUT_VARIADIC 2
+
+typedef int32_t max_op_attr_presence_t;
+#define MAX_OP_ATTR_REQUIRED 0
+#define MAX_OP_ATTR_OPTIONAL 1
+#define MAX_OP_ATTR_DEFAULTED 2
+
+/* Number of registered (op, version) pairs, listed sorted by name then version. */
+MAX_API max_status_t* max_op_count(size_t* out_count);
+/* The index-th op's name (static storage) and version. */
+MAX_API max_status_t* max_op_at(size_t index, const char** out_name, int32_t* out_version);
+/* Inputs of op `name` (version 0: newest). NOT_FOUND for an unknown op. */
+MAX_API max_status_t* max_op_num_inputs(const char* name, int32_t version, size_t* out_count);
+MAX_API max_status_t* max_op_input(const char* name, int32_t version, size_t index,
+                                   const char** out_input_name,
+                                   max_op_input_arity_t* out_arity);
+MAX_API max_status_t* max_op_num_attrs(const char* name, int32_t version, size_t* out_count);
+MAX_API max_status_t* max_op_attr(const char* name, int32_t version, size_t index,
+                                  const char** out_attr_name, max_attr_kind_t* out_kind,
+                                  max_op_attr_presence_t* out_presence);
+
+/* ---- serialization (the MAXG format) and printing ---- */
+
+/* The graph in the MAXG format, in a new buffer. */
+MAX_API max_status_t* max_graph_serialize(const max_graph_t* graph, max_buffer_t** out_buffer);
+/* Reads a MAXG image (copied as needed). DATA_LOSS for a truncated or corrupt image,
+ * INVALID_ARGUMENT for a well-formed but invalid graph. */
+MAX_API max_status_t* max_graph_deserialize(const void* data, size_t size,
+                                            max_graph_t** out_graph);
+/* Writes the graph to a MAXG file; large constants stream to its aligned data segment. */
+MAX_API max_status_t* max_graph_save(const max_graph_t* graph, const char* path);
+/* Loads a MAXG file; large constants stay in the mmap'd file. NOT_FOUND when the file does
+ * not exist; DATA_LOSS / INVALID_ARGUMENT as for max_graph_deserialize. */
+MAX_API max_status_t* max_graph_load(const char* path, max_graph_t** out_graph);
+
+/* The graph as readable text (NUL-terminated; the size excludes the NUL). */
+MAX_API max_status_t* max_graph_to_text(const max_graph_t* graph, max_buffer_t** out_text);
+/* The graph in Graphviz DOT (NUL-terminated; the size excludes the NUL). */
+MAX_API max_status_t* max_graph_to_dot(const max_graph_t* graph, max_buffer_t** out_dot);
 
 #ifdef __cplusplus
 } /* extern "C" */

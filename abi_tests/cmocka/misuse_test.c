@@ -17,6 +17,13 @@ static max_context_t* g_context;
 static max_tensor_t* g_tensor;
 static max_tensor_list_t* g_list;
 static max_buffer_t* g_buffer;
+/* 1.1: a graph "main" with input x: float32 [batch, 3] (g_value), another graph "other" with
+ * its own input (g_other_value), and an attrs handle. */
+static max_graph_t* g_graph;
+static max_graph_t* g_other_graph;
+static max_value_t* g_value;
+static max_value_t* g_other_value;
+static max_attrs_t* g_attrs;
 
 /* A handle of one kind passed where another is expected. */
 #define AS(type, handle) ((type*)(void*)(handle))
@@ -56,6 +63,12 @@ static int all_zero(const void* p, size_t n) {
     EXPECT_BAD(f(wrong, &out_), handle_arg " is not a " kind " handle");               \
     EXPECT_CLEARED(out_);                                                              \
   } while (0)
+
+#define GRAPH_GETTER(f, out_type, out_arg) \
+  GETTER_MISUSE(f, g_graph, AS(max_graph_t, g_tensor), out_type, "graph", out_arg, "graph")
+/* Values are not refcounted objects: a wrong-kind pointer is caught by the value's own tag. */
+#define VALUE_GETTER(f, out_type, out_arg) \
+  GETTER_MISUSE(f, g_value, AS(max_value_t, g_tensor), out_type, "value", out_arg, "value")
 
 #define TENSOR_GETTER(f, out_type, out_arg) \
   GETTER_MISUSE(f, g_tensor, AS(max_tensor_t, g_buffer), out_type, "tensor", out_arg, "tensor")
@@ -667,6 +680,610 @@ MISUSE(max_tensor_from_dlpack_unversioned) {
 }
 
 /* ======================================================================================
+ * Graphs (1.1)
+ * ====================================================================================== */
+
+/* The number of ops and the printed text of a graph: a failed call must change neither. */
+typedef struct {
+  size_t num_ops, num_inputs, num_outputs;
+  char text[8192];
+} graph_snapshot;
+
+static void snapshot(const max_graph_t* g, graph_snapshot* out) {
+  max_buffer_t* text = NULL;
+  const void* data = NULL;
+  size_t size = 0;
+  memset(out, 0, sizeof *out);
+  EXPECT_OK(max_graph_num_ops(g, &out->num_ops));
+  EXPECT_OK(max_graph_num_inputs(g, &out->num_inputs));
+  EXPECT_OK(max_graph_num_outputs(g, &out->num_outputs));
+  EXPECT_OK(max_graph_to_text(g, &text));
+  EXPECT_OK(max_buffer_data(text, &data));
+  EXPECT_OK(max_buffer_size(text, &size));
+  assert_true(size < sizeof out->text);
+  memcpy(out->text, data, size);
+  max_buffer_release(text);
+}
+
+static void expect_unchanged(const max_graph_t* g, const graph_snapshot* before) {
+  graph_snapshot after;
+  snapshot(g, &after);
+  assert_int_equal(after.num_ops, before->num_ops);
+  assert_int_equal(after.num_inputs, before->num_inputs);
+  assert_int_equal(after.num_outputs, before->num_outputs);
+  assert_string_equal(after.text, before->text);
+}
+
+/* A dim expression nested `depth` parentheses deep around "1" (caller frees). */
+static char* nested_parens(size_t depth) {
+  char* s = (char*)malloc(2 * depth + 2);
+  assert_non_null(s);
+  memset(s, '(', depth);
+  s[depth] = '1';
+  memset(s + depth + 1, ')', depth);
+  s[2 * depth + 1] = '\0';
+  return s;
+}
+
+/* Shared by max_graph_add_input and max_graph_add_weight, which take the same type arguments. */
+typedef max_status_t* (*add_typed_fn)(max_graph_t*, const char*, max_dtype_t, const max_dim_t*,
+                                      int32_t, max_device_ref_kind_t, int32_t, max_value_t**);
+
+static void typed_value_misuse(add_typed_fn f, const char* fn) {
+  const max_dim_t dims[2] = {{0, "n"}, {4, NULL}};
+  max_dim_t bad[1] = {{0, "2 +"}};
+  max_dim_t many[MAX_TENSOR_MAX_RANK + 1];
+  max_value_t* v = SENTINEL_PTR;
+  graph_snapshot before;
+  char* deep;
+  size_t i;
+  for (i = 0; i < sizeof many / sizeof many[0]; ++i) many[i].size = 1, many[i].expr = NULL;
+  snapshot(g_graph, &before);
+
+#define TYPED_BAD(call, ...)                \
+  do {                                      \
+    v = SENTINEL_PTR;                       \
+    EXPECT_BAD(call, __VA_ARGS__);          \
+    assert_null(v);                         \
+  } while (0)
+  TYPED_BAD(f(NULL, "w", MAX_DTYPE_FLOAT32, dims, 2, MAX_DEVICE_REF_CPU, 0, &v), "graph is NULL");
+  EXPECT_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, dims, 2, MAX_DEVICE_REF_CPU, 0, NULL),
+             "out_value is NULL");
+  TYPED_BAD(f(AS(max_graph_t, g_tensor), "w", MAX_DTYPE_FLOAT32, dims, 2, MAX_DEVICE_REF_CPU, 0, &v),
+            "graph is not a graph handle");
+  TYPED_BAD(f(AS(max_graph_t, g_attrs), "w", MAX_DTYPE_FLOAT32, dims, 2, MAX_DEVICE_REF_CPU, 0, &v),
+            "graph is not a graph handle");
+  TYPED_BAD(f(g_graph, NULL, MAX_DTYPE_FLOAT32, dims, 2, MAX_DEVICE_REF_CPU, 0, &v), "name is NULL");
+  for (i = 0; i < N_UNKNOWN_DTYPES; ++i)
+    TYPED_BAD(f(g_graph, "w", kUnknownDTypes[i], dims, 2, MAX_DEVICE_REF_CPU, 0, &v), "dtype",
+              "is not a dtype");
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, dims, 2, 7, 0, &v), "device kind 7");
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, dims, 2, -1, 0, &v), "device kind -1");
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, dims, 2, MAX_DEVICE_REF_CPU, -1, &v),
+            "device id -1");
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, NULL, 2, MAX_DEVICE_REF_CPU, 0, &v), "dims is NULL");
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, dims, -1, MAX_DEVICE_REF_CPU, 0, &v), "-1");
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, many, MAX_TENSOR_MAX_RANK + 1, MAX_DEVICE_REF_CPU,
+              0, &v), "65");
+  /* bad dim expressions */
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "'2 +'");
+  bad[0].expr = "";
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "dim");
+  bad[0].expr = "(batch";
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "(batch");
+  bad[0].expr = "batch $ 2";
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "'$'");
+  bad[0].expr = "n // 0";
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "zero");
+  bad[0].expr = "99999999999999999999";
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "overflow");
+  bad[0].expr = "-3";
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "negative");
+  bad[0].expr = NULL;
+  bad[0].size = -3;
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "negative");
+  deep = nested_parens(5000); /* longer than the parser's limit */
+  bad[0].expr = deep;
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "cannot parse dim");
+  free(deep);
+  deep = nested_parens(1000); /* short enough, too deep */
+  bad[0].expr = deep;
+  TYPED_BAD(f(g_graph, "w", MAX_DTYPE_FLOAT32, bad, 1, MAX_DEVICE_REF_CPU, 0, &v), "nested deeper");
+  free(deep);
+#undef TYPED_BAD
+  expect_unchanged(g_graph, &before);
+}
+
+MISUSE(max_graph_create) { EXPECT_BAD(max_graph_create("g", NULL), "out_graph is NULL"); }
+
+MISUSE(max_graph_retain) {
+  (void)fn;
+  max_graph_retain(NULL);
+  max_graph_retain(g_graph);
+  max_graph_release(g_graph);
+}
+
+MISUSE(max_graph_release) {
+  (void)fn;
+  max_graph_release(NULL);
+}
+
+MISUSE(max_graph_name) { GRAPH_GETTER(max_graph_name, const char*, "out_name"); }
+
+MISUSE(max_graph_add_input) {
+  const max_dim_t dims[1] = {{3, NULL}};
+  max_value_t* v = SENTINEL_PTR;
+  graph_snapshot before;
+  typed_value_misuse(max_graph_add_input, fn);
+  snapshot(g_graph, &before);
+  EXPECT_BAD(max_graph_add_input(g_graph, "", MAX_DTYPE_FLOAT32, dims, 1, MAX_DEVICE_REF_CPU, 0, &v),
+             "empty name");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_STATUS(max_graph_add_input(g_graph, "x", MAX_DTYPE_FLOAT32, dims, 1, MAX_DEVICE_REF_CPU,
+                                    0, &v),
+                MAX_STATUS_ALREADY_EXISTS, fn, "'x'");
+  assert_null(v);
+  expect_unchanged(g_graph, &before);
+}
+
+MISUSE(max_graph_add_constant) {
+  max_value_t* v = SENTINEL_PTR;
+  graph_snapshot before;
+  snapshot(g_graph, &before);
+  EXPECT_BAD(max_graph_add_constant(NULL, g_tensor, &v), "graph is NULL");
+  assert_null(v);
+  EXPECT_BAD(max_graph_add_constant(g_graph, g_tensor, NULL), "out_value is NULL");
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_constant(g_graph, NULL, &v), "tensor is NULL");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_constant(AS(max_graph_t, g_tensor), g_tensor, &v), "not a graph handle");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_constant(g_graph, AS(max_tensor_t, g_graph), &v), "not a tensor handle");
+  assert_null(v);
+  expect_unchanged(g_graph, &before);
+}
+
+MISUSE(max_graph_add_weight) {
+  const max_dim_t dims[1] = {{3, NULL}};
+  const max_dim_t other[1] = {{4, NULL}};
+  max_value_t* v = SENTINEL_PTR;
+  graph_snapshot before;
+  typed_value_misuse(max_graph_add_weight, fn);
+  /* a second declaration with another type */
+  EXPECT_OK(max_graph_add_weight(g_other_graph, "w_misuse", MAX_DTYPE_FLOAT32, dims, 1,
+                                 MAX_DEVICE_REF_CPU, 0, &v));
+  snapshot(g_other_graph, &before);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_weight(g_other_graph, "w_misuse", MAX_DTYPE_FLOAT32, other, 1,
+                                  MAX_DEVICE_REF_CPU, 0, &v),
+             "'w_misuse'");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_weight(g_other_graph, "w_misuse", MAX_DTYPE_INT32, dims, 1,
+                                  MAX_DEVICE_REF_CPU, 0, &v),
+             "'w_misuse'");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_weight(g_other_graph, "", MAX_DTYPE_INT32, dims, 1, MAX_DEVICE_REF_CPU,
+                                  0, &v),
+             "name");
+  assert_null(v);
+  expect_unchanged(g_other_graph, &before);
+}
+
+MISUSE(max_graph_add_op) {
+  max_value_t* in1[1] = {g_value};
+  max_value_t* in2[2] = {g_value, g_value};
+  max_value_t* mixed[2] = {g_value, g_other_value};
+  max_value_t* with_null[2] = {g_value, NULL};
+  max_value_t* wrong_kind[1] = {AS(max_value_t, g_tensor)};
+  max_value_t* outs[4] = {SENTINEL_PTR, SENTINEL_PTR, SENTINEL_PTR, SENTINEL_PTR};
+  size_t n = 99;
+  graph_snapshot before;
+  max_attrs_t* bad_attrs = NULL;
+  snapshot(g_graph, &before);
+
+  EXPECT_BAD(max_graph_add_op(NULL, "relu", 0, in1, 1, NULL, outs, 4, &n), "graph is NULL");
+  assert_int_equal(n, 0);
+  EXPECT_BAD(max_graph_add_op(g_graph, "relu", 0, in1, 1, NULL, outs, 4, NULL),
+             "out_num_outputs is NULL");
+  n = 99;
+  EXPECT_BAD(max_graph_add_op(AS(max_graph_t, g_tensor), "relu", 0, in1, 1, NULL, outs, 4, &n),
+             "graph is not a graph handle");
+  assert_int_equal(n, 0);
+  EXPECT_BAD(max_graph_add_op(g_graph, NULL, 0, in1, 1, NULL, outs, 4, &n), "op is NULL");
+  EXPECT_BAD(max_graph_add_op(g_graph, "relu", 0, NULL, 1, NULL, outs, 4, &n), "inputs is NULL");
+  EXPECT_BAD(max_graph_add_op(g_graph, "relu", 0, in1, 1, NULL, NULL, 4, &n), "outputs is NULL");
+  EXPECT_BAD(max_graph_add_op(g_graph, "add", 0, with_null, 2, NULL, outs, 4, &n),
+             "inputs[1] is NULL");
+  EXPECT_BAD(max_graph_add_op(g_graph, "relu", 0, wrong_kind, 1, NULL, outs, 4, &n),
+             "inputs[0] is not a value handle");
+  /* a value of another graph */
+  n = 99;
+  EXPECT_BAD(max_graph_add_op(g_graph, "add", 0, mixed, 2, NULL, outs, 4, &n), "inputs[1]",
+             "graph 'other'");
+  assert_int_equal(n, 0);
+  /* wrong-kind attrs */
+  EXPECT_BAD(max_graph_add_op(g_graph, "relu", 0, in1, 1, AS(max_attrs_t, g_graph), outs, 4, &n),
+             "attrs is not an attrs handle");
+  /* unknown op, unknown version */
+  EXPECT_STATUS(max_graph_add_op(g_graph, "no_such_op", 0, in1, 1, NULL, outs, 4, &n),
+                MAX_STATUS_NOT_FOUND, fn, "'no_such_op'");
+  EXPECT_STATUS(max_graph_add_op(g_graph, "relu", 99, in1, 1, NULL, outs, 4, &n),
+                MAX_STATUS_NOT_FOUND, fn, "'relu'", "99");
+  EXPECT_STATUS(max_graph_add_op(g_graph, "relu", -1, in1, 1, NULL, outs, 4, &n),
+                MAX_STATUS_NOT_FOUND, fn, "'relu'");
+  /* wrong arity, attrs of the wrong kind */
+  EXPECT_BAD(max_graph_add_op(g_graph, "relu", 0, in2, 2, NULL, outs, 4, &n), "op 'relu'", "got 2");
+  EXPECT_BAD(max_graph_add_op(g_graph, "add", 0, in1, 1, NULL, outs, 4, &n), "op 'add'", "got 1");
+  EXPECT_OK(max_attrs_create(&bad_attrs));
+  EXPECT_OK(max_attrs_set_string(bad_attrs, "axis", "zero"));
+  EXPECT_BAD(max_graph_add_op(g_graph, "softmax", 0, in1, 1, bad_attrs, outs, 4, &n),
+             "op 'softmax'", "'axis'");
+  max_attrs_release(bad_attrs);
+  /* too small a capacity: OUT_OF_RANGE, the op is not added, and the count it needs is
+   * reported (the header's "NULL with capacity 0 to ask only for the count") */
+  n = 99;
+  EXPECT_STATUS(max_graph_add_op(g_graph, "relu", 0, in1, 1, NULL, outs, 0, &n),
+                MAX_STATUS_OUT_OF_RANGE, fn, "'relu'");
+  assert_int_equal(n, 1);
+  n = 99;
+  EXPECT_STATUS(max_graph_add_op(g_graph, "relu", 0, in1, 1, NULL, NULL, 0, &n),
+                MAX_STATUS_OUT_OF_RANGE, fn, "'relu'");
+  assert_int_equal(n, 1);
+  assert_ptr_equal(outs[0], SENTINEL_PTR);
+  expect_unchanged(g_graph, &before);
+}
+
+MISUSE(max_graph_set_outputs) {
+  max_value_t* values[2] = {g_value, g_value};
+  max_value_t* mixed[1] = {g_other_value};
+  max_value_t* with_null[1] = {NULL};
+  max_value_t* wrong_kind[1] = {AS(max_value_t, g_buffer)};
+  const char* same[2] = {"y", "y"};
+  graph_snapshot before;
+  snapshot(g_graph, &before);
+  EXPECT_BAD(max_graph_set_outputs(NULL, values, NULL, 1), "graph is NULL");
+  EXPECT_BAD(max_graph_set_outputs(AS(max_graph_t, g_list), values, NULL, 1), "not a graph handle");
+  EXPECT_BAD(max_graph_set_outputs(g_graph, NULL, NULL, 1), "values is NULL");
+  EXPECT_BAD(max_graph_set_outputs(g_graph, with_null, NULL, 1), "values[0] is NULL");
+  EXPECT_BAD(max_graph_set_outputs(g_graph, wrong_kind, NULL, 1), "values[0] is not a value");
+  EXPECT_BAD(max_graph_set_outputs(g_graph, mixed, NULL, 1), "values[0]", "graph 'other'");
+  EXPECT_BAD(max_graph_set_outputs(g_graph, values, same, 2), "'y'");
+  expect_unchanged(g_graph, &before);
+}
+
+MISUSE(max_graph_add_subgraph) {
+  int64_t index = 12345;
+  graph_snapshot before;
+  snapshot(g_graph, &before);
+  EXPECT_BAD(max_graph_add_subgraph(NULL, g_other_graph, &index), "graph is NULL");
+  assert_int_equal(index, 0);
+  EXPECT_BAD(max_graph_add_subgraph(g_graph, NULL, &index), "subgraph is NULL");
+  EXPECT_BAD(max_graph_add_subgraph(g_graph, g_other_graph, NULL), "out_index is NULL");
+  index = 12345;
+  EXPECT_BAD(max_graph_add_subgraph(AS(max_graph_t, g_attrs), g_other_graph, &index),
+             "graph is not a graph handle");
+  assert_int_equal(index, 0);
+  EXPECT_BAD(max_graph_add_subgraph(g_graph, AS(max_graph_t, g_tensor), &index),
+             "subgraph is not a graph handle");
+  expect_unchanged(g_graph, &before);
+}
+
+MISUSE(max_graph_num_inputs) { GRAPH_GETTER(max_graph_num_inputs, size_t, "out_count"); }
+MISUSE(max_graph_num_outputs) { GRAPH_GETTER(max_graph_num_outputs, size_t, "out_count"); }
+MISUSE(max_graph_num_ops) { GRAPH_GETTER(max_graph_num_ops, size_t, "out_count"); }
+
+/* max_graph_input and max_graph_output: (graph, index, out_value, out_name?) */
+typedef max_status_t* (*named_at_fn)(const max_graph_t*, size_t, max_value_t**, const char**);
+
+static void named_at_misuse(named_at_fn f, size_t count, const char* fn) {
+  max_value_t* v = SENTINEL_PTR;
+  const char* name = SENTINEL_PTR;
+  EXPECT_BAD(f(NULL, 0, &v, &name), "graph is NULL");
+  assert_null(v);
+  assert_null(name);
+  EXPECT_BAD(f(g_graph, 0, NULL, &name), "out_value is NULL");
+  v = SENTINEL_PTR;
+  name = SENTINEL_PTR;
+  EXPECT_BAD(f(AS(max_graph_t, g_tensor), 0, &v, &name), "graph is not a graph handle");
+  assert_null(v);
+  assert_null(name);
+  v = SENTINEL_PTR;
+  name = SENTINEL_PTR;
+  EXPECT_STATUS(f(g_graph, count, &v, &name), MAX_STATUS_OUT_OF_RANGE, fn, "index");
+  assert_null(v);
+  assert_null(name);
+  v = SENTINEL_PTR;
+  EXPECT_STATUS(f(g_graph, SIZE_MAX, &v, NULL), MAX_STATUS_OUT_OF_RANGE, fn, "index");
+  assert_null(v);
+}
+
+MISUSE(max_graph_input) {
+  size_t n = 0;
+  EXPECT_OK(max_graph_num_inputs(g_graph, &n));
+  named_at_misuse(max_graph_input, n, fn);
+}
+
+MISUSE(max_graph_output) {
+  size_t n = 0;
+  EXPECT_OK(max_graph_num_outputs(g_graph, &n));
+  named_at_misuse(max_graph_output, n, fn);
+}
+
+MISUSE(max_graph_verify) {
+  EXPECT_BAD(max_graph_verify(NULL), "graph is NULL");
+  EXPECT_BAD(max_graph_verify(AS(max_graph_t, g_context)), "not a graph handle");
+  EXPECT_OK(max_graph_verify(g_graph));
+}
+
+/* ---- values ---- */
+
+MISUSE(max_value_dtype) { VALUE_GETTER(max_value_dtype, max_dtype_t, "out_dtype"); }
+MISUSE(max_value_rank) { VALUE_GETTER(max_value_rank, int32_t, "out_rank"); }
+MISUSE(max_value_type_string) { VALUE_GETTER(max_value_type_string, const char*, "out_text"); }
+
+MISUSE(max_value_dim) {
+  int64_t size = 12345;
+  const char* expr = SENTINEL_PTR;
+  EXPECT_BAD(max_value_dim(NULL, 0, &size, &expr), "value is NULL");
+  assert_int_equal(size, 0);
+  assert_null(expr);
+  EXPECT_BAD(max_value_dim(g_value, 0, NULL, &expr), "out_size is NULL");
+  size = 12345;
+  expr = SENTINEL_PTR;
+  EXPECT_BAD(max_value_dim(AS(max_value_t, g_graph), 0, &size, &expr), "not a value handle");
+  assert_int_equal(size, 0);
+  assert_null(expr);
+  expr = SENTINEL_PTR;
+  EXPECT_STATUS(max_value_dim(g_value, 2, &size, &expr), MAX_STATUS_OUT_OF_RANGE, fn, "index 2");
+  assert_null(expr);
+  EXPECT_STATUS(max_value_dim(g_value, -1, &size, NULL), MAX_STATUS_OUT_OF_RANGE, fn, "index -1");
+  EXPECT_STATUS(max_value_dim(g_value, INT32_MAX, &size, NULL), MAX_STATUS_OUT_OF_RANGE, fn, "index");
+  EXPECT_OK(max_value_dim(g_value, 1, &size, NULL)); /* out_expr may be NULL */
+  assert_int_equal(size, 3);
+}
+
+MISUSE(max_value_device) {
+  max_device_ref_kind_t kind = 12345;
+  int32_t id = 12345;
+  EXPECT_BAD(max_value_device(NULL, &kind, &id), "value is NULL");
+  assert_int_equal(kind, 0);
+  assert_int_equal(id, 0);
+  EXPECT_BAD(max_value_device(g_value, NULL, &id), "out_kind is NULL");
+  EXPECT_BAD(max_value_device(g_value, &kind, NULL), "out_id is NULL");
+  kind = 12345;
+  id = 12345;
+  EXPECT_BAD(max_value_device(AS(max_value_t, g_attrs), &kind, &id), "not a value handle");
+  assert_int_equal(kind, 0);
+  assert_int_equal(id, 0);
+}
+
+/* ---- attrs ---- */
+
+MISUSE(max_attrs_create) { EXPECT_BAD(max_attrs_create(NULL), "out_attrs is NULL"); }
+
+MISUSE(max_attrs_retain) {
+  (void)fn;
+  max_attrs_retain(NULL);
+  max_attrs_retain(g_attrs);
+  max_attrs_release(g_attrs);
+}
+
+MISUSE(max_attrs_release) {
+  (void)fn;
+  max_attrs_release(NULL);
+}
+
+/* Every setter: NULL attrs, a wrong-kind handle, a NULL name. */
+#define ATTRS_SETTER_MISUSE(f, ...)                                                   \
+  do {                                                                                \
+    EXPECT_BAD(f(NULL, "a", __VA_ARGS__), "attrs is NULL");                           \
+    EXPECT_BAD(f(AS(max_attrs_t, g_graph), "a", __VA_ARGS__), "not an attrs handle"); \
+    EXPECT_BAD(f(AS(max_attrs_t, g_tensor), "a", __VA_ARGS__), "not an attrs handle"); \
+    EXPECT_BAD(f(g_attrs, NULL, __VA_ARGS__), "name is NULL");                        \
+    EXPECT_OK(f(g_attrs, "a", __VA_ARGS__));                                          \
+  } while (0)
+
+MISUSE(max_attrs_set_int) { ATTRS_SETTER_MISUSE(max_attrs_set_int, 1); }
+MISUSE(max_attrs_set_float) { ATTRS_SETTER_MISUSE(max_attrs_set_float, 1.5); }
+MISUSE(max_attrs_set_bool) { ATTRS_SETTER_MISUSE(max_attrs_set_bool, 1); }
+
+MISUSE(max_attrs_set_string) {
+  ATTRS_SETTER_MISUSE(max_attrs_set_string, "v");
+  EXPECT_BAD(max_attrs_set_string(g_attrs, "a", NULL), "value is NULL");
+}
+
+MISUSE(max_attrs_set_dtype) {
+  size_t i;
+  ATTRS_SETTER_MISUSE(max_attrs_set_dtype, MAX_DTYPE_INT64);
+  for (i = 0; i < N_UNKNOWN_DTYPES; ++i)
+    EXPECT_BAD(max_attrs_set_dtype(g_attrs, "a", kUnknownDTypes[i]), "is not a dtype");
+}
+
+MISUSE(max_attrs_set_ints) {
+  const int64_t v[2] = {1, 2};
+  ATTRS_SETTER_MISUSE(max_attrs_set_ints, v, 2);
+  EXPECT_BAD(max_attrs_set_ints(g_attrs, "a", NULL, 2), "values is NULL");
+  EXPECT_OK(max_attrs_set_ints(g_attrs, "a", NULL, 0)); /* an empty list */
+}
+
+MISUSE(max_attrs_set_floats) {
+  const double v[2] = {1, 2};
+  ATTRS_SETTER_MISUSE(max_attrs_set_floats, v, 2);
+  EXPECT_BAD(max_attrs_set_floats(g_attrs, "a", NULL, 2), "values is NULL");
+  EXPECT_OK(max_attrs_set_floats(g_attrs, "a", NULL, 0));
+}
+
+MISUSE(max_attrs_set_dims) {
+  const max_dim_t v[2] = {{2, NULL}, {0, "batch"}};
+  max_dim_t bad[1] = {{0, "2 +"}};
+  max_dim_t many[MAX_TENSOR_MAX_RANK + 1];
+  char* deep = nested_parens(5000);
+  size_t i;
+  for (i = 0; i < sizeof many / sizeof many[0]; ++i) many[i].size = 1, many[i].expr = NULL;
+  ATTRS_SETTER_MISUSE(max_attrs_set_dims, v, 2);
+  EXPECT_BAD(max_attrs_set_dims(g_attrs, "a", NULL, 2), "dims is NULL");
+  EXPECT_BAD(max_attrs_set_dims(g_attrs, "a", bad, 1), "'2 +'");
+  EXPECT_BAD(max_attrs_set_dims(g_attrs, "a", many, MAX_TENSOR_MAX_RANK + 1), "65");
+  EXPECT_BAD(max_attrs_set_dims(g_attrs, "a", many, SIZE_MAX), "dims");
+  bad[0].expr = deep;
+  EXPECT_BAD(max_attrs_set_dims(g_attrs, "a", bad, 1), "cannot parse dim");
+  free(deep);
+}
+
+MISUSE(max_attrs_set_graph) {
+  ATTRS_SETTER_MISUSE(max_attrs_set_graph, 0);
+  EXPECT_BAD(max_attrs_set_graph(g_attrs, "a", -1), "-1");
+  EXPECT_BAD(max_attrs_set_graph(g_attrs, "a", INT64_MIN), "negative");
+}
+
+MISUSE(max_attrs_set_device) {
+  ATTRS_SETTER_MISUSE(max_attrs_set_device, MAX_DEVICE_REF_GPU, 1);
+  EXPECT_BAD(max_attrs_set_device(g_attrs, "a", 2, 0), "device kind 2");
+  EXPECT_BAD(max_attrs_set_device(g_attrs, "a", -1, 0), "device kind -1");
+  EXPECT_BAD(max_attrs_set_device(g_attrs, "a", MAX_DEVICE_REF_CPU, -1), "device id -1");
+}
+
+/* ---- the op registry ---- */
+
+MISUSE(max_op_count) { EXPECT_BAD(max_op_count(NULL), "out_count is NULL"); }
+
+MISUSE(max_op_at) {
+  size_t n = 0;
+  const char* name = SENTINEL_PTR;
+  int32_t version = 12345;
+  EXPECT_OK(max_op_count(&n));
+  EXPECT_BAD(max_op_at(0, NULL, &version), "out_name is NULL");
+  EXPECT_BAD(max_op_at(0, &name, NULL), "out_version is NULL");
+  name = SENTINEL_PTR;
+  version = 12345;
+  EXPECT_STATUS(max_op_at(n, &name, &version), MAX_STATUS_OUT_OF_RANGE, fn, "index");
+  assert_null(name);
+  assert_int_equal(version, 0);
+  EXPECT_STATUS(max_op_at(SIZE_MAX, &name, &version), MAX_STATUS_OUT_OF_RANGE, fn, "index");
+}
+
+/* (name, version, out_count) lookups */
+typedef max_status_t* (*op_count_fn)(const char*, int32_t, size_t*);
+
+static void op_count_misuse(op_count_fn f, const char* fn) {
+  size_t n = 12345;
+  EXPECT_BAD(f(NULL, 0, &n), "name is NULL");
+  assert_int_equal(n, 0);
+  EXPECT_BAD(f("add", 0, NULL), "out_count is NULL");
+  n = 12345;
+  EXPECT_STATUS(f("no_such_op", 0, &n), MAX_STATUS_NOT_FOUND, fn, "'no_such_op'");
+  assert_int_equal(n, 0);
+  EXPECT_STATUS(f("", 0, &n), MAX_STATUS_NOT_FOUND, fn, "''");
+  EXPECT_STATUS(f("add", 99, &n), MAX_STATUS_NOT_FOUND, fn, "'add'", "99");
+  EXPECT_STATUS(f("add", -1, &n), MAX_STATUS_NOT_FOUND, fn, "'add'");
+}
+
+MISUSE(max_op_num_inputs) { op_count_misuse(max_op_num_inputs, fn); }
+MISUSE(max_op_num_attrs) { op_count_misuse(max_op_num_attrs, fn); }
+
+MISUSE(max_op_input) {
+  const char* name = SENTINEL_PTR;
+  max_op_input_arity_t arity = 12345;
+  EXPECT_BAD(max_op_input(NULL, 0, 0, &name, &arity), "name is NULL");
+  assert_null(name);
+  EXPECT_BAD(max_op_input("add", 0, 0, NULL, &arity), "out_input_name is NULL");
+  EXPECT_BAD(max_op_input("add", 0, 0, &name, NULL), "out_arity is NULL");
+  name = SENTINEL_PTR;
+  arity = 12345;
+  EXPECT_STATUS(max_op_input("no_such_op", 0, 0, &name, &arity), MAX_STATUS_NOT_FOUND, fn,
+                "'no_such_op'");
+  assert_null(name);
+  assert_int_equal(arity, 0);
+  EXPECT_STATUS(max_op_input("add", 99, 0, &name, &arity), MAX_STATUS_NOT_FOUND, fn, "99");
+  name = SENTINEL_PTR;
+  EXPECT_STATUS(max_op_input("add", 0, 2, &name, &arity), MAX_STATUS_OUT_OF_RANGE, fn,
+                "op 'add'", "index 2");
+  assert_null(name);
+  EXPECT_STATUS(max_op_input("add", 0, SIZE_MAX, &name, &arity), MAX_STATUS_OUT_OF_RANGE, fn,
+                "index");
+}
+
+MISUSE(max_op_attr) {
+  const char* name = SENTINEL_PTR;
+  max_attr_kind_t kind = 12345;
+  max_op_attr_presence_t presence = 12345;
+  EXPECT_BAD(max_op_attr(NULL, 0, 0, &name, &kind, &presence), "name is NULL");
+  assert_null(name);
+  EXPECT_BAD(max_op_attr("softmax", 0, 0, NULL, &kind, &presence), "out_attr_name is NULL");
+  EXPECT_BAD(max_op_attr("softmax", 0, 0, &name, NULL, &presence), "out_kind is NULL");
+  EXPECT_BAD(max_op_attr("softmax", 0, 0, &name, &kind, NULL), "out_presence is NULL");
+  name = SENTINEL_PTR;
+  kind = presence = 12345;
+  EXPECT_STATUS(max_op_attr("no_such_op", 0, 0, &name, &kind, &presence), MAX_STATUS_NOT_FOUND, fn,
+                "'no_such_op'");
+  assert_null(name);
+  assert_int_equal(kind, 0);
+  assert_int_equal(presence, 0);
+  EXPECT_STATUS(max_op_attr("softmax", 0, 1, &name, &kind, &presence), MAX_STATUS_OUT_OF_RANGE,
+                fn, "op 'softmax'", "index 1");
+  assert_null(name);
+  EXPECT_STATUS(max_op_attr("add", 0, 0, &name, &kind, &presence), MAX_STATUS_OUT_OF_RANGE, fn,
+                "op 'add'");
+}
+
+/* ---- serialization and printing ---- */
+
+MISUSE(max_graph_serialize) {
+  GRAPH_GETTER(max_graph_serialize, max_buffer_t*, "out_buffer");
+}
+
+MISUSE(max_graph_deserialize) {
+  static const unsigned char garbage[64] = {'n', 'o', 't', ' ', 'a', ' ', 'g', 'r', 'a', 'p', 'h'};
+  max_graph_t* g = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_deserialize(NULL, 16, &g), "data is NULL with size 16");
+  assert_null(g);
+  EXPECT_BAD(max_graph_deserialize(garbage, sizeof garbage, NULL), "out_graph is NULL");
+  g = SENTINEL_PTR;
+  EXPECT_STATUS(max_graph_deserialize(garbage, sizeof garbage, &g), MAX_STATUS_DATA_LOSS, fn);
+  assert_null(g);
+  g = SENTINEL_PTR;
+  EXPECT_STATUS(max_graph_deserialize(NULL, 0, &g), MAX_STATUS_DATA_LOSS, fn);
+  assert_null(g);
+  g = SENTINEL_PTR;
+  EXPECT_STATUS(max_graph_deserialize(garbage, 1, &g), MAX_STATUS_DATA_LOSS, fn);
+  assert_null(g);
+}
+
+MISUSE(max_graph_save) {
+  EXPECT_BAD(max_graph_save(NULL, "/tmp/never_written.maxg"), "graph is NULL");
+  EXPECT_BAD(max_graph_save(g_graph, NULL), "path is NULL");
+  EXPECT_BAD(max_graph_save(AS(max_graph_t, g_tensor), "/tmp/never_written.maxg"),
+             "not a graph handle");
+  EXPECT_STATUS(max_graph_save(g_graph, "/nonexistent_dir_of_max_c_tests/g.maxg"),
+                MAX_STATUS_NOT_FOUND, fn, "/nonexistent_dir_of_max_c_tests/g.maxg");
+}
+
+MISUSE(max_graph_load) {
+  max_graph_t* g = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_load(NULL, &g), "path is NULL");
+  assert_null(g);
+  EXPECT_BAD(max_graph_load("/nonexistent_file_of_max_c_tests.maxg", NULL), "out_graph is NULL");
+  g = SENTINEL_PTR;
+  EXPECT_STATUS(max_graph_load("/nonexistent_file_of_max_c_tests.maxg", &g), MAX_STATUS_NOT_FOUND,
+                fn, "/nonexistent_file_of_max_c_tests.maxg");
+  assert_null(g);
+  g = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_load("/", &g), "not a regular file");
+  assert_null(g);
+  g = SENTINEL_PTR;
+  EXPECT_STATUS(max_graph_load("/dev/null", &g), MAX_STATUS_INVALID_ARGUMENT, fn);
+  assert_null(g);
+}
+
+MISUSE(max_graph_to_text) { GRAPH_GETTER(max_graph_to_text, max_buffer_t*, "out_text"); }
+MISUSE(max_graph_to_dot) { GRAPH_GETTER(max_graph_to_dot, max_buffer_t*, "out_dot"); }
+
+/* ======================================================================================
  * The table, and the check that it covers every exported function
  * ====================================================================================== */
 
@@ -697,6 +1314,22 @@ static const struct CMUnitTest kMisuseTests[] = {
     T(max_buffer_size),
     T(max_tensor_to_dlpack), T(max_tensor_from_dlpack), T(max_tensor_to_dlpack_unversioned),
     T(max_tensor_from_dlpack_unversioned), T(max_tensor_dlpack_device),
+    /* 1.1: graphs */
+    T(max_graph_create), T(max_graph_retain), T(max_graph_release), T(max_graph_name),
+    T(max_graph_add_input), T(max_graph_add_constant), T(max_graph_add_weight),
+    T(max_graph_add_op), T(max_graph_set_outputs), T(max_graph_add_subgraph),
+    T(max_graph_num_inputs), T(max_graph_input), T(max_graph_num_outputs), T(max_graph_output),
+    T(max_graph_num_ops), T(max_graph_verify),
+    T(max_value_dtype), T(max_value_rank), T(max_value_dim), T(max_value_device),
+    T(max_value_type_string),
+    T(max_attrs_create), T(max_attrs_retain), T(max_attrs_release), T(max_attrs_set_int),
+    T(max_attrs_set_float), T(max_attrs_set_bool), T(max_attrs_set_string), T(max_attrs_set_dtype),
+    T(max_attrs_set_ints), T(max_attrs_set_floats), T(max_attrs_set_dims), T(max_attrs_set_graph),
+    T(max_attrs_set_device),
+    T(max_op_count), T(max_op_at), T(max_op_num_inputs), T(max_op_input), T(max_op_num_attrs),
+    T(max_op_attr),
+    T(max_graph_serialize), T(max_graph_deserialize), T(max_graph_save), T(max_graph_load),
+    T(max_graph_to_text), T(max_graph_to_dot),
 };
 #undef T
 #define N_MISUSE_TESTS (sizeof kMisuseTests / sizeof kMisuseTests[0])
@@ -757,11 +1390,32 @@ static int group_setup(void** state) {
     return -1;
   if (max_tensor_list_create(&g_list) || max_tensor_list_append(g_list, g_tensor)) return -1;
   if (max_buffer_create(bytes, sizeof bytes, &g_buffer)) return -1;
+  {
+    const max_dim_t x_dims[2] = {{0, "batch"}, {3, NULL}};
+    max_value_t* y = NULL;
+    const char* y_name = "y";
+    if (max_graph_create(NULL, &g_graph) || max_graph_create("other", &g_other_graph)) return -1;
+    if (max_graph_add_input(g_graph, "x", MAX_DTYPE_FLOAT32, x_dims, 2, MAX_DEVICE_REF_CPU, 0,
+                            &g_value))
+      return -1;
+    if (max_graph_add_input(g_other_graph, "x", MAX_DTYPE_FLOAT32, x_dims, 2, MAX_DEVICE_REF_CPU,
+                            0, &g_other_value))
+      return -1;
+    {
+      size_t n = 0;
+      if (max_graph_add_op(g_graph, "relu", 0, &g_value, 1, NULL, &y, 1, &n) || n != 1) return -1;
+    }
+    if (max_graph_set_outputs(g_graph, &y, &y_name, 1)) return -1;
+    if (max_attrs_create(&g_attrs)) return -1;
+  }
   return 0;
 }
 
 static int group_teardown(void** state) {
   (void)state;
+  max_attrs_release(g_attrs);
+  max_graph_release(g_other_graph);
+  max_graph_release(g_graph);
   max_buffer_release(g_buffer);
   max_tensor_list_release(g_list);
   max_tensor_release(g_tensor);

@@ -6,7 +6,11 @@
  *
  * Within ABI major 1 nothing here may change, with one exception: a minor version may
  * append fields to an options struct, which grows its sizeof (update that one line on
- * purpose, next to the new field's offset) but never moves an existing field. */
+ * purpose, next to the new field's offset) but never moves an existing field.
+ *
+ * What a minor version adds (1.1: max_dim_t, MAX_DEVICE_REF_*, MAX_ATTR_*, MAX_OP_INPUT_*,
+ * MAX_OP_ATTR_*) is asserted under #ifndef MAX_C_FROZEN_1_0, since the frozen header does not
+ * declare it; the minor itself is pinned per header (0 frozen, 1 today). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +31,13 @@ IS_TYPE((max_log_level_t)0, int32_t);
 IS_TYPE((max_dtype_t)0, int32_t);
 IS_TYPE((max_device_kind_t)0, int32_t);
 IS_TYPE(MAX_ABI_VERSION, uint32_t);
+#ifndef MAX_C_FROZEN_1_0
+/* 1.1 */
+IS_TYPE((max_device_ref_kind_t)0, int32_t);
+IS_TYPE((max_attr_kind_t)0, int32_t);
+IS_TYPE((max_op_input_arity_t)0, int32_t);
+IS_TYPE((max_op_attr_presence_t)0, int32_t);
+#endif
 
 /* ---- versions ---- */
 EXPECT_EQ(MAX_ABI_VERSION_MAJOR, 1);
@@ -35,6 +46,10 @@ EXPECT_EQ(MAX_ABI_VERSION, ((uint32_t)MAX_ABI_VERSION_MAJOR << 16) | (uint32_t)M
 #ifdef MAX_C_FROZEN_1_0
 EXPECT_EQ(MAX_ABI_VERSION_MINOR, 0);
 EXPECT_EQ(MAX_ABI_VERSION, 0x00010000u);
+#else
+/* Today's header: 1.1 (graphs). Bump this line, on purpose, with the next minor. */
+EXPECT_EQ(MAX_ABI_VERSION_MINOR, 1);
+EXPECT_EQ(MAX_ABI_VERSION, 0x00010001u);
 #endif
 EXPECT_EQ(DLPACK_MAJOR_VERSION, 1);
 EXPECT_EQ(DLPACK_MINOR_VERSION, 1);
@@ -92,6 +107,28 @@ EXPECT_EQ(MAX_DEVICE_KIND_CPU, 1);
 EXPECT_EQ(MAX_DEVICE_KIND_CUDA, 2);
 EXPECT_EQ(MAX_DEVICE_KIND_HIP, 3);
 EXPECT_EQ(MAX_TENSOR_MAX_RANK, 64);
+
+#ifndef MAX_C_FROZEN_1_0
+/* ---- 1.1: graph device refs, attribute kinds, op registry arity and presence ---- */
+EXPECT_EQ(MAX_DEVICE_REF_CPU, 0);
+EXPECT_EQ(MAX_DEVICE_REF_GPU, 1);
+EXPECT_EQ(MAX_ATTR_INT, 0);
+EXPECT_EQ(MAX_ATTR_FLOAT, 1);
+EXPECT_EQ(MAX_ATTR_STRING, 2);
+EXPECT_EQ(MAX_ATTR_DTYPE, 3);
+EXPECT_EQ(MAX_ATTR_INTS, 4);
+EXPECT_EQ(MAX_ATTR_FLOATS, 5);
+EXPECT_EQ(MAX_ATTR_DIMS, 6);
+EXPECT_EQ(MAX_ATTR_GRAPH, 7);
+EXPECT_EQ(MAX_ATTR_BOOL, 8);
+EXPECT_EQ(MAX_ATTR_DEVICE, 9);
+EXPECT_EQ(MAX_OP_INPUT_ONE, 0);
+EXPECT_EQ(MAX_OP_INPUT_OPTIONAL, 1);
+EXPECT_EQ(MAX_OP_INPUT_VARIADIC, 2);
+EXPECT_EQ(MAX_OP_ATTR_REQUIRED, 0);
+EXPECT_EQ(MAX_OP_ATTR_OPTIONAL, 1);
+EXPECT_EQ(MAX_OP_ATTR_DEFAULTED, 2);
+#endif
 
 /* ---- DLPack enums and flags (the specification's values) ---- */
 EXPECT_EQ(kDLCPU, 1);
@@ -185,6 +222,14 @@ FIELD(max_context_options_t, num_devices, 16, 8);
 FIELD(max_context_options_t, num_threads, 24, 4);
 FIELD(max_context_options_t, log_level, 28, 4);
 EXPECT_EQ(sizeof(max_context_options_t), 32);
+
+#ifndef MAX_C_FROZEN_1_0
+/* max_dim_t (1.1): passed by pointer in arrays, so its size is part of the ABI too. */
+EXPECT_EQ(sizeof(max_dim_t), 16);
+EXPECT_EQ(_Alignof(max_dim_t), 8);
+FIELD(max_dim_t, size, 0, 8);
+FIELD(max_dim_t, expr, 8, 8);
+#endif
 
 #endif /* other targets: the values above are checked, the layouts are not pinned */
 

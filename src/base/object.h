@@ -16,6 +16,8 @@ enum class ObjectKind : uint32_t {
   kTensor = 0x4d54454e,
   kTensorList = 0x4d544c53,
   kBuffer = 0x4d425546,
+  kGraph = 0x4d475250,
+  kAttrs = 0x4d415454,
 };
 
 class Object {

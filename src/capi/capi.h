@@ -11,6 +11,7 @@
 #include "base/buffer.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "capi/graph_handle.h"
 #include "capi/status.h"
 #include "driver/device.h"
 #include "driver/tensor.h"
@@ -22,6 +23,7 @@ namespace maxc::capi {
 
 // ---- which object each opaque handle is ----
 
+// `printable` carries its article: "an attrs handle".
 template <typename Handle> struct HandleOf;
 #define MAXC_HANDLE(handle, object, object_kind, printable)           \
   template <> struct HandleOf<handle> {                               \
@@ -29,11 +31,13 @@ template <typename Handle> struct HandleOf;
     static constexpr ObjectKind kind = ObjectKind::object_kind;       \
     static constexpr const char* name = printable;                    \
   };
-MAXC_HANDLE(max_device_t, Device, kDevice, "device")
-MAXC_HANDLE(max_context_t, Context, kContext, "context")
-MAXC_HANDLE(max_tensor_t, Tensor, kTensor, "tensor")
-MAXC_HANDLE(max_tensor_list_t, TensorList, kTensorList, "tensor list")
-MAXC_HANDLE(max_buffer_t, Buffer, kBuffer, "buffer")
+MAXC_HANDLE(max_device_t, Device, kDevice, "a device")
+MAXC_HANDLE(max_context_t, Context, kContext, "a context")
+MAXC_HANDLE(max_tensor_t, Tensor, kTensor, "a tensor")
+MAXC_HANDLE(max_tensor_list_t, TensorList, kTensorList, "a tensor list")
+MAXC_HANDLE(max_buffer_t, Buffer, kBuffer, "a buffer")
+MAXC_HANDLE(max_graph_t, GraphObject, kGraph, "a graph")
+MAXC_HANDLE(max_attrs_t, AttrsObject, kAttrs, "an attrs")
 #undef MAXC_HANDLE
 
 // The object behind a handle argument; INVALID_ARGUMENT when NULL or of another kind.
@@ -44,7 +48,7 @@ auto& deref(Handle* handle, const char* arg) {
   if (!handle) fail(Code::kInvalidArgument, arg, " is NULL");
   auto* object = reinterpret_cast<const Object*>(handle);
   if (object->kind() != HandleOf<H>::kind)
-    fail(Code::kInvalidArgument, arg, " is not a ", HandleOf<H>::name, " handle");
+    fail(Code::kInvalidArgument, arg, " is not ", HandleOf<H>::name, " handle");
   using Result = std::conditional_t<std::is_const_v<Handle>, const T, T>;
   return *reinterpret_cast<Result*>(const_cast<Object*>(object));
 }
@@ -82,6 +86,17 @@ T& out_param(T* out, const char* arg) {
 
 std::vector<int64_t> dims_arg(const int64_t* dims, int32_t rank, const char* arg);
 DType dtype_arg(max_dtype_t dtype, const char* arg);
+std::string string_arg(const char* s, const char* arg);
+// Graph-side arguments: dims as size-or-expression, device refs, whole tensor types.
+std::vector<Dim> dim_list_arg(const max_dim_t* dims, int64_t count, const char* arg);
+DeviceRef device_ref_arg(max_device_ref_kind_t kind, int32_t id);
+TensorType tensor_type_arg(max_dtype_t dtype, const max_dim_t* dims, int32_t rank,
+                           max_device_ref_kind_t device_kind, int32_t device_id);
+// A value handle, checked; its type.
+const max_value_t& value_arg(const max_value_t* value, const char* arg);
+const TensorType& value_type(const max_value_t* value);
+// Text (printed graphs) as a buffer.
+Ref<Buffer> text_buffer(const std::string& text);
 Ref<Device> device_arg_or_cpu(max_device_t* device, const char* arg);
 
 // ---- options structs: older sizes get defaults, newer ones a zero tail ----

@@ -40,6 +40,11 @@ std::vector<ValueId> Graph::add_op(std::string_view op, int32_t version, std::sp
   return append(schema, inputs, std::move(prepared));
 }
 
+std::vector<TensorType> Graph::infer_op_types(std::string_view op, int32_t version,
+                                              std::span<const ValueId> inputs, const Attrs& attrs) const {
+  return prepare_op(registry_->get(op, version), inputs, attrs).result.outputs;
+}
+
 ValueId Graph::add_constant(Constant constant) {
   constant.validate(str_cat("graph '", name_, "': constant ", constants_.size()));
   auto index = static_cast<int64_t>(constants_.size());

@@ -66,6 +66,10 @@ class Graph {
     return add_op(op, 0, std::span<const ValueId>(inputs.begin(), inputs.size()), attrs);
   }
 
+  // The output types add_op would give, without changing the graph (same errors).
+  std::vector<TensorType> infer_op_types(std::string_view op, int32_t version,
+                                         std::span<const ValueId> inputs, const Attrs& attrs) const;
+
   // Stores `constant` in the constant table and adds the `constant` op that yields it.
   ValueId add_constant(Constant constant);
 
