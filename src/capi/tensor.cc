@@ -124,9 +124,7 @@ max_status_t* max_tensor_data(const max_tensor_t* tensor, const void** out_data)
   return MAXC_GUARD({
     auto& out = out_param(out_data, "out_data");
     const Tensor& t = deref(tensor, "tensor");
-    if (!t.device()->is_host())
-      fail(Code::kFailedPrecondition, "the tensor lives on ", t.device()->name(),
-           ", not the host; copy it to the CPU first");
+    t.check_host("data");
     out = t.data();
   });
 }
@@ -136,9 +134,7 @@ max_status_t* max_tensor_mutable_data(max_tensor_t* tensor, void** out_data) {
     auto& out = out_param(out_data, "out_data");
     Tensor& t = deref(tensor, "tensor");
     t.check_writable("mutable_data");
-    if (!t.device()->is_host())
-      fail(Code::kFailedPrecondition, "the tensor lives on ", t.device()->name(),
-           ", not the host; copy it to the CPU first");
+    t.check_host("mutable_data");
     out = t.data();
   });
 }

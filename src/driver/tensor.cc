@@ -94,6 +94,12 @@ bool strides_are_contiguous(const std::vector<int64_t>& dims, const std::vector<
 
 bool Tensor::is_contiguous() const { return strides_are_contiguous(dims_, strides_); }
 
+void Tensor::check_host(const char* what) const {
+  if (!device()->is_host())
+    fail(Code::kFailedPrecondition, what, ": the tensor lives on ", device()->name(),
+         ", not the host; copy it to the CPU first");
+}
+
 void Tensor::check_writable(const char* what) const {
   if (read_only_) fail(Code::kFailedPrecondition, what, ": the tensor is read-only");
 }

@@ -49,6 +49,8 @@ class Tensor : public Object {
 
   // Throws FAILED_PRECONDITION naming `what` when the tensor is read-only.
   void check_writable(const char* what) const;
+  // Throws FAILED_PRECONDITION naming `what` when the tensor is not in host memory.
+  void check_host(const char* what) const;
   // Row-major copy of the elements into exactly byte_size() bytes at dst.
   void to_host(void* dst, size_t num_bytes) const;
   // A deep contiguous copy on `device`.

@@ -306,9 +306,8 @@ class DimParser {
     Dim d = unary();
     while (true) {
       if (accept("//")) d = floordiv(d, unary());
-      else if (accept("*")) d = d * unary();
+      else if (accept("*")) d = multiply(d, unary());
       else return d;
-      if (d.terms().size() > kMaxTerms) error(str_cat("expands to more than ", kMaxTerms, " terms"));
     }
   }
 
@@ -336,6 +335,13 @@ class DimParser {
       value = checked_add(checked_mul(value, 10), c - '0');
     }
     return Dim(value);
+  }
+
+  // Checked before multiplying: a product of sums expands to |a| * |b| terms.
+  Dim multiply(const Dim& a, const Dim& b) {
+    if (a.terms().size() * b.terms().size() > kMaxTerms)
+      error(str_cat("expands to more than ", kMaxTerms, " terms"));
+    return a * b;
   }
 
   bool accept(std::string_view token) {

@@ -36,104 +36,10 @@ template <typename... Parts>
 
 // ---- dims --------------------------------------------------------------------------------------
 
-using maxg::kMaxDimText;
 
-// Bounds what Dim::parse would do with `text` before it runs: the parser recurses per
-// parenthesis and unary minus, and + and * expand polynomials, so "(a+b)*(c+d)*..." grows
-// exponentially. This walks the same grammar (expr := term (('+'|'-') term)*,
-// term := unary (('//'|'*') unary)*, unary := '-' unary | '(' expr ')' | INT | IDENT) and
-// estimates the terms each subexpression can expand to and the work of building them. On a
-// syntax error it stops and lets Dim::parse report it (at that point or earlier).
-class DimCost {
- public:
-  static constexpr int kMaxDepth = 32;
-  static constexpr uint64_t kMaxTerms = 4096;
-  static constexpr uint64_t kMaxWork = uint64_t{1} << 22;
-
-  explicit DimCost(std::string_view text) : text_(text) {}
-
-  void check() {
-    if (text_.size() > kMaxDimText) invalid("dim expression of ", text_.size(), " bytes exceeds ", kMaxDimText);
-    expr();
-  }
-
- private:
-  static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-  static uint64_t sat_mul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
-
-  void charge(uint64_t terms, uint64_t work) {
-    work_ = sat_add(work_, work);
-    if (terms > kMaxTerms || work_ > kMaxWork)
-      invalid("dim expression '", text_.substr(0, 64), text_.size() > 64 ? "..." : "", "' is too complex");
-  }
-
-  uint64_t expr() {
-    uint64_t t = term();
-    while (accept("+") || accept("-")) {
-      uint64_t r = term();
-      charge(t, sat_add(t, r));
-      t = sat_add(t, r);
-      charge(t, 0);
-    }
-    return t;
-  }
-
-  uint64_t term() {
-    uint64_t t = unary();
-    while (true) {
-      if (accept("//")) {
-        uint64_t d = unary();
-        charge(t, sat_add(t, d));
-        t = sat_add(t, 1);
-      } else if (accept("*")) {
-        uint64_t f = unary();
-        uint64_t product = sat_mul(t, f);
-        charge(product, sat_mul(product, product));
-        t = product;
-      } else {
-        return t;
-      }
-      charge(t, 0);
-    }
-  }
-
-  uint64_t unary() {
-    if (++depth_ > kMaxDepth) invalid("dim expression nests deeper than ", kMaxDepth, " levels");
-    uint64_t t = 1;
-    if (accept("-")) {
-      t = unary();
-    } else if (accept("(")) {
-      t = expr();
-      accept(")");
-    } else {
-      skip_space();
-      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
-    }
-    --depth_;
-    charge(t, 1);
-    return t;
-  }
-
-  bool accept(std::string_view token) {
-    skip_space();
-    if (text_.substr(pos_, token.size()) != token) return false;
-    pos_ += token.size();
-    return true;
-  }
-  void skip_space() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  int depth_ = 0;
-  uint64_t work_ = 0;
-};
-
-Dim parse_dim(std::string_view text) {
-  DimCost(text).check();
-  return Dim::parse(text);
-}
+// Dim::parse bounds its own length, depth and expansion, so hostile text can't exhaust the
+// stack or memory; its errors are INVALID_ARGUMENT like the reader's own.
+Dim parse_dim(std::string_view text) { return Dim::parse(text); }
 
 // ---- the reader --------------------------------------------------------------------------------
 
