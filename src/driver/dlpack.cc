@@ -1,5 +1,7 @@
 #include "driver/dlpack.h"
 
+#include <memory>
+
 #include "base/error.h"
 
 namespace maxc {
@@ -63,7 +65,8 @@ void delete_export(Managed* self) {
 
 template <typename Managed>
 Managed* export_tensor(const Ref<Tensor>& tensor) {
-  auto* holder = new ExportHolder<Managed>();
+  DLDataType dtype = to_dl_dtype(tensor->dtype());  // may throw: before anything is allocated
+  auto holder = std::make_unique<ExportHolder<Managed>>();
   holder->tensor = tensor;
   holder->shape = tensor->dims();
   holder->strides = tensor->strides();
@@ -73,12 +76,12 @@ Managed* export_tensor(const Ref<Tensor>& tensor) {
   dl.byte_offset = tensor->byte_offset();
   dl.device = dlpack_device(*tensor->device());
   dl.ndim = tensor->rank();
-  dl.dtype = to_dl_dtype(tensor->dtype());
+  dl.dtype = dtype;
   dl.shape = holder->shape.empty() ? nullptr : holder->shape.data();
   dl.strides = holder->strides.empty() ? nullptr : holder->strides.data();
-  holder->managed.manager_ctx = holder;
+  holder->managed.manager_ctx = holder.get();
   holder->managed.deleter = &delete_export<Managed>;
-  return &holder->managed;
+  return &holder.release()->managed;
 }
 
 Ref<Device> device_from_dl(DLDevice device) {

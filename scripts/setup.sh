@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs what building and testing max_c needs on a fresh Debian 12 machine, and nothing
+# that is already there: the system packages (apt, only those missing) and a Python virtual
+# environment at .venv for the Python-side suites. Idempotent, non-interactive, quiet when
+# there is nothing to do. Runs as root, or through sudo when it is available.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# System packages: compilers and build tools, the test frameworks (GoogleTest, cmocka), the
+# ABI checker (abidw/abidiff), the libraries the engine links (oneDNN, FlatBuffers), venv.
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libgtest-dev libcmocka-dev abigail-tools
+  libdnnl-dev flatbuffers-compiler libflatbuffers-dev
+  python3 python3-venv
+)
+# Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites).
+PIP_PACKAGES=(numpy pytest)
+VENV="$MAX_C_ROOT/.venv"
+
+is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+
+install_system_packages() {
+  command -v dpkg-query >/dev/null 2>&1 || die "not a Debian system: install ${APT_PACKAGES[*]} by hand"
+  local missing=() p
+  for p in "${APT_PACKAGES[@]}"; do is_installed "$p" || missing+=("$p"); done
+  ((${#missing[@]} == 0)) && return 0
+  log "apt-get install ${missing[*]}"
+  local out
+  out=$(mktemp)
+  if ! { as_root apt-get -o DPkg::Lock::Timeout=300 update -qq &&
+         as_root apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends \
+           "${missing[@]}"; } >"$out" 2>&1; then
+    tail -n 40 "$out" >&2
+    rm -f "$out"
+    die "apt-get failed"
+  fi
+  rm -f "$out"
+}
+
+python_ok() { [[ -x "$VENV/bin/python" ]] && "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; }
+
+create_venv() {
+  python_ok && return 0
+  rm -rf "$VENV"
+  log "creating the Python virtual environment .venv"
+  # The python3 on PATH first (it may be newer than Debian's); Debian's when that one has no venv.
+  local py
+  for py in python3 /usr/bin/python3; do
+    if command -v "$py" >/dev/null 2>&1 && "$py" -m venv "$VENV" >/dev/null 2>&1 && python_ok; then
+      return 0
+    fi
+    rm -rf "$VENV"
+  done
+  die "could not create $VENV (python3 -m venv failed)"
+}
+
+install_python_packages() {
+  local modules
+  modules=$(IFS=,; echo "${PIP_PACKAGES[*]}")
+  "$VENV/bin/python" -c "import $modules" >/dev/null 2>&1 && return 0
+  log "pip install ${PIP_PACKAGES[*]} into .venv"
+  local out
+  out=$(mktemp)
+  if ! "$VENV/bin/python" -m pip install --quiet "${PIP_PACKAGES[@]}" >"$out" 2>&1; then
+    tail -n 40 "$out" >&2
+    rm -f "$out"
+    die "pip install failed"
+  fi
+  rm -f "$out"
+}
+
+install_system_packages
+require_commands cmake ninja cc c++ pkg-config
+create_venv
+install_python_packages

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# The README's test command: sets up what is missing, builds, and runs every test suite.
+# It exits non-zero when any suite fails or cannot run (a missing toolchain is a failure,
+# never a skip), and its last line is `N passed, N failed`, summed over all suites.
+#
+#   bash scripts/test.sh              every suite, in the order of SUITES below
+#   bash scripts/test.sh SUITE...     only those (e.g. `bash scripts/test.sh install`)
+#
+# A suite is a function suite_<name> that calls `record pass|fail WHAT` per test it runs
+# (or `record_ctest` for a ctest run). Adding a suite is one function and one line in SUITES.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$MAX_C_ROOT"
+
+SUITES=(
+  ctest_dev   # build/: GoogleTest unit tests, cmocka ABI suites, the C examples
+  install     # cmake --install; examples via pkg-config; find_package consumer; uninstalled .pc
+  ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
+)
+
+JOBS=$(nproc 2>/dev/null || echo 2)
+PASSED=0
+FAILED=0
+SKIPPED=0  # reported, never counted as passed
+FAILURES=()
+declare -A BUILT=()  # preset -> 0 (built) or 1 (failed)
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+# record pass|fail WHAT
+record() {
+  if [[ $1 == pass ]]; then
+    PASSED=$((PASSED + 1))
+  else
+    FAILED=$((FAILED + 1))
+    FAILURES+=("$2")
+    log "FAILED: $2"
+  fi
+}
+
+# Builds a preset once per run; later calls answer from memory.
+ensure_build() {
+  local preset=$1
+  if [[ -z ${BUILT[$preset]+x} ]]; then
+    if bash scripts/build.sh "$preset"; then BUILT[$preset]=0; else BUILT[$preset]=1; fi
+  fi
+  return "${BUILT[$preset]}"
+}
+
+# Runs ctest with a test preset and adds its counts: ctest's own summary line is the truth;
+# a ctest that dies without one counts as one failure.
+record_ctest() {
+  local preset=$1 out=$SCRATCH/ctest-$1.log
+  ctest --preset "$preset" -j "$JOBS" 2>&1 | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  local line
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$out" | tail -n 1)
+  if [[ -z $line ]]; then
+    record fail "ctest ($preset): no summary line (exit $rc)"
+    return
+  fi
+  local failed total skipped
+  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
+  # ctest counts a skipped test (SKIP_RETURN_CODE) as not failed: it is not a pass either.
+  skipped=$(grep -cE '^[[:space:]]+[0-9]+ - .* \(Skipped\)$' "$out")
+  PASSED=$((PASSED + total - failed - skipped))
+  FAILED=$((FAILED + failed))
+  SKIPPED=$((SKIPPED + skipped))
+  ((failed > 0)) && FAILURES+=("ctest ($preset): $failed of $total tests")
+  if ((rc != 0 && failed == 0)); then record fail "ctest ($preset): exit $rc"; fi
+}
+
+# ---- the suites ----
+
+suite_ctest_dev() {
+  ensure_build dev || { record fail "build (dev)"; return; }
+  record_ctest dev
+}
+
+suite_ctest_asan() {
+  ensure_build asan || { record fail "build (asan)"; return; }
+  record_ctest asan
+}
+
+# check WHAT COMMAND...: one install check; its output is shown only when it fails.
+check() {
+  local what=$1 out=$SCRATCH/check.log
+  shift
+  if "$@" >"$out" 2>&1; then
+    record pass "$what"
+    log "ok: $what"
+  else
+    cat "$out"
+    record fail "$what"
+  fi
+}
+
+suite_install() {
+  ensure_build dev || { record fail "build (dev) for the install checks"; return; }
+  local prefix=$SCRATCH/prefix
+  check "cmake --install build --prefix <tmp>" cmake --install build --prefix "$prefix"
+  local pc
+  pc=$(find "$prefix" -name max_c.pc -path '*/pkgconfig/*' | head -n 1)
+  if [[ -z $pc ]]; then
+    record fail "installed max_c.pc not found under the prefix"
+    return
+  fi
+  local pcdir libdir
+  pcdir=$(dirname "$pc")
+  libdir=$(dirname "$pcdir")
+  check "installed library: SONAME libmax_c.so.1, only max_* exported" \
+    check_installed_library "$libdir/libmax_c.so"
+
+  # Every C example against the installed tree, through pkg-config alone.
+  local src name
+  for src in examples/c/*.c; do
+    name=$(basename "$src" .c)
+    check "examples/c/$name.c via installed pkg-config" \
+      compile_and_run "$pcdir" "$SCRATCH/installed-$name" "$src" -Wl,-rpath,"$libdir"
+  done
+
+  # A CMake project outside the tree: find_package(max_c) + max_c::max_c.
+  check "examples/cmake_consumer via find_package(max_c)" cmake_consumer "$prefix"
+
+  # The uninstalled build tree: PKG_CONFIG_PATH=build (its .pc carries the rpath).
+  check "examples/c/tensors.c via uninstalled build/max_c.pc" \
+    compile_and_run "$MAX_C_ROOT/build" "$SCRATCH/uninstalled-tensors" examples/c/tensors.c
+}
+
+# compile_and_run PKG_CONFIG_DIR OUTPUT SOURCE [LDFLAGS...]
+compile_and_run() {
+  local pcdir=$1 output=$2 source=$3
+  shift 3
+  local flags
+  flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs max_c) || return 1
+  echo "cc -std=c99 -Wall -Wextra -Werror $source $flags $*"
+  # shellcheck disable=SC2086  # pkg-config's flags are meant to split
+  cc -std=c99 -Wall -Wextra -Werror -o "$output" "$source" $flags "$@" || return 1
+  # Nothing but the rpath may lead the program to the library.
+  env -u LD_LIBRARY_PATH "$output"
+}
+
+check_installed_library() {
+  local lib=$1
+  readelf -d "$lib" | grep -q 'SONAME.*\[libmax_c\.so\.1\]' || {
+    echo "SONAME is not libmax_c.so.1:"
+    readelf -d "$lib" | grep SONAME
+    return 1
+  }
+  local others
+  others=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWiu]$/ {print $3}' |
+           sed 's/@.*//' | grep -v '^max_' | grep -v '^MAX_' || true)
+  if [[ -n $others ]]; then
+    echo "exported symbols outside max_*:"
+    echo "$others"
+    return 1
+  fi
+}
+
+cmake_consumer() {
+  local prefix=$1 dir=$SCRATCH/consumer
+  cmake -S examples/cmake_consumer -B "$dir" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" &&
+    cmake --build "$dir" &&
+    env -u LD_LIBRARY_PATH "$dir/consumer"
+}
+
+# ---- main ----
+
+start=$(now_s)
+if ! bash scripts/setup.sh; then
+  record fail "setup (scripts/setup.sh)"
+elif ! (require_commands cmake ninja ctest cc c++ pkg-config readelf nm); then
+  record fail "required toolchain"
+else
+  selected=("$@")
+  ((${#selected[@]} > 0)) || selected=("${SUITES[@]}")
+  for suite in "${selected[@]}"; do
+    if ! declare -F "suite_$suite" >/dev/null; then
+      record fail "unknown suite '$suite' (known: ${SUITES[*]})"
+      continue
+    fi
+    log "=== suite $suite"
+    suite_start=$(now_s)
+    "suite_$suite"
+    log "=== suite $suite done in $(($(now_s) - suite_start)) s"
+  done
+fi
+
+log "finished in $(($(now_s) - start)) s"
+((SKIPPED > 0)) && log "$SKIPPED test(s) skipped by design (see ctest's 'did not run' lists above)"
+if ((${#FAILURES[@]} > 0)); then
+  log "failures:"
+  printf '  - %s\n' "${FAILURES[@]}"
+fi
+echo "$PASSED passed, $FAILED failed"
+((FAILED == 0))
