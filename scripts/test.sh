@@ -15,6 +15,7 @@ cd "$MAX_C_ROOT"
 SUITES=(
   ctest_dev   # build/: GoogleTest unit tests, cmocka ABI suites, the C examples
   install     # cmake --install; examples via pkg-config; find_package consumer; uninstalled .pc
+  python      # pytest of bindings/python against build/ (found through PKG_CONFIG_PATH=build)
   ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
 )
 
@@ -126,6 +127,26 @@ suite_install() {
   # The uninstalled build tree: PKG_CONFIG_PATH=build (its .pc carries the rpath).
   check "examples/c/tensors.c via uninstalled build/max_c.pc" \
     compile_and_run "$MAX_C_ROOT/build" "$SCRATCH/uninstalled-tensors" examples/c/tensors.c
+}
+
+# The Python binding's pytest suite, against the uninstalled library of build/. pytest's
+# closing line is the truth; no line, or no test run, is a failure.
+suite_python() {
+  ensure_build dev || { record fail "build (dev) for the Python binding"; return; }
+  local out=$SCRATCH/pytest.log
+  PKG_CONFIG_PATH="$MAX_C_ROOT/build" "$MAX_C_ROOT/.venv/bin/python" -m pytest \
+    bindings/python/tests -q -p no:cacheprovider 2>&1 | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  local line passed failed errors
+  line=$(grep -E '^=* *[0-9]+ (passed|failed|error)' "$out" | tail -n 1)
+  passed=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+  failed=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+  errors=$(grep -oE '[0-9]+ errors?' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+  PASSED=$((PASSED + passed))
+  FAILED=$((FAILED + failed + errors))
+  ((failed + errors > 0)) && FAILURES+=("pytest: $failed failed, $errors errors")
+  if ((passed == 0 && failed + errors == 0)); then record fail "pytest: no test ran (exit $rc)"
+  elif ((rc != 0 && failed + errors == 0)); then record fail "pytest: exit $rc"; fi
 }
 
 # compile_and_run PKG_CONFIG_DIR OUTPUT SOURCE [LDFLAGS...]
