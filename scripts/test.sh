@@ -16,6 +16,8 @@ SUITES=(
   ctest_dev   # build/: GoogleTest unit tests, cmocka ABI suites, the C examples
   install     # cmake --install; examples via pkg-config; find_package consumer; uninstalled .pc
   python      # pytest of bindings/python against build/ (found through PKG_CONFIG_PATH=build)
+  rust        # cargo test of bindings/rust (max-c-sys + max-c) against build/
+  go          # go test of bindings/go (cgo, pkg-config) against build/
   ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
 )
 
@@ -149,6 +151,41 @@ suite_python() {
   elif ((rc != 0 && failed + errors == 0)); then record fail "pytest: exit $rc"; fi
 }
 
+# cargo test of bindings/rust against build/ (its build.rs probes max_c through pkg-config).
+suite_rust() {
+  ensure_build dev || { record fail "build (dev) for the Rust binding"; return; }
+  command -v cargo >/dev/null || { record fail "cargo is missing (install Rust with rustup)"; return; }
+  local out=$SCRATCH/cargo.log
+  (cd bindings/rust && PKG_CONFIG_PATH="$MAX_C_ROOT/build" cargo test --quiet 2>&1) | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  local passed failed
+  passed=$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$out" | grep -oE '[0-9]+ passed' |
+           awk '{s += $1} END {print s + 0}')
+  failed=$(grep -oE '; [0-9]+ failed' "$out" | grep -oE '[0-9]+' | awk '{s += $1} END {print s + 0}')
+  PASSED=$((PASSED + passed))
+  FAILED=$((FAILED + failed))
+  ((failed > 0)) && FAILURES+=("cargo test: $failed failed")
+  if ((passed == 0 && failed == 0)); then record fail "cargo test: no test ran (exit $rc)"
+  elif ((rc != 0 && failed == 0)); then record fail "cargo test: exit $rc"; fi
+}
+
+# go test of bindings/go against build/ (cgo finds max_c through pkg-config).
+suite_go() {
+  ensure_build dev || { record fail "build (dev) for the Go binding"; return; }
+  command -v go >/dev/null || { record fail "go is missing"; return; }
+  local out=$SCRATCH/go.log
+  (cd bindings/go && PKG_CONFIG_PATH="$MAX_C_ROOT/build" go test -count=1 -v ./... 2>&1) | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  local passed failed
+  passed=$(grep -cE '^--- PASS' "$out")
+  failed=$(grep -cE '^--- FAIL' "$out")
+  PASSED=$((PASSED + passed))
+  FAILED=$((FAILED + failed))
+  ((failed > 0)) && FAILURES+=("go test: $failed failed")
+  if ((passed == 0 && failed == 0)); then record fail "go test: no test ran (exit $rc)"
+  elif ((rc != 0 && failed == 0)); then record fail "go test: exit $rc"; fi
+}
+
 # compile_and_run PKG_CONFIG_DIR OUTPUT SOURCE [LDFLAGS...]
 compile_and_run() {
   local pcdir=$1 output=$2 source=$3
@@ -187,6 +224,9 @@ cmake_consumer() {
 }
 
 # ---- main ----
+
+# rustup and the Go tarball install per user; a non-login shell may not have them on PATH.
+export PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin:/usr/local/go/bin"
 
 start=$(now_s)
 if ! bash scripts/setup.sh; then
