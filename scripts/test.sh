@@ -156,7 +156,7 @@ suite_rust() {
   ensure_build dev || { record fail "build (dev) for the Rust binding"; return; }
   command -v cargo >/dev/null || { record fail "cargo is missing (install Rust with rustup)"; return; }
   local out=$SCRATCH/cargo.log
-  (cd bindings/rust && PKG_CONFIG_PATH="$MAX_C_ROOT/build" cargo test --quiet 2>&1) | tee "$out"
+  (cd bindings/rust && PKG_CONFIG_PATH="$MAX_C_ROOT/build" cargo test --quiet --lib --tests 2>&1) | tee "$out"
   local rc=${PIPESTATUS[0]}
   local passed failed
   passed=$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$out" | grep -oE '[0-9]+ passed' |
