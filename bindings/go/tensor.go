@@ -128,13 +128,21 @@ func FromBytes(dtype DType, data []byte, shape []int64) (*Tensor, error) {
 
 // DType is the tensor's element type.
 func (t *Tensor) DType() (DType, error) {
-	if err := t.rlock("DType"); err != nil {
-		return Invalid, err
+	d, err := tensorQuery(t, "DType", func(p *C.max_tensor_t, o *C.max_dtype_t) *C.max_status_t {
+		return C.max_tensor_dtype(p, o)
+	})
+	return DType(d), err
+}
+
+// tensorQuery runs one scalar getter of the C ABI under the tensor's read lock.
+func tensorQuery[T any](t *Tensor, method string, get func(*C.max_tensor_t, *T) *C.max_status_t) (T, error) {
+	var out T
+	if err := t.rlock(method); err != nil {
+		return out, err
 	}
 	defer t.mu.RUnlock()
-	var d C.max_dtype_t
-	err := statusError(C.max_tensor_dtype(t.p, &d))
-	return DType(d), err
+	err := statusError(get(t.p, &out))
+	return out, err
 }
 
 func (t *Tensor) int64Array(method string, get func(*C.max_tensor_t, **C.int64_t) *C.max_status_t) ([]int64, error) {
@@ -174,45 +182,33 @@ func (t *Tensor) Strides() ([]int64, error) {
 
 // Rank is the number of dims.
 func (t *Tensor) Rank() (int, error) {
-	if err := t.rlock("Rank"); err != nil {
-		return 0, err
-	}
-	defer t.mu.RUnlock()
-	var r C.int32_t
-	err := statusError(C.max_tensor_rank(t.p, &r))
+	r, err := tensorQuery(t, "Rank", func(p *C.max_tensor_t, o *C.int32_t) *C.max_status_t {
+		return C.max_tensor_rank(p, o)
+	})
 	return int(r), err
 }
 
 // NumElements is the product of the dims.
 func (t *Tensor) NumElements() (int64, error) {
-	if err := t.rlock("NumElements"); err != nil {
-		return 0, err
-	}
-	defer t.mu.RUnlock()
-	var n C.int64_t
-	err := statusError(C.max_tensor_num_elements(t.p, &n))
+	n, err := tensorQuery(t, "NumElements", func(p *C.max_tensor_t, o *C.int64_t) *C.max_status_t {
+		return C.max_tensor_num_elements(p, o)
+	})
 	return int64(n), err
 }
 
 // ByteSize is the bytes the elements occupy when contiguous.
 func (t *Tensor) ByteSize() (int, error) {
-	if err := t.rlock("ByteSize"); err != nil {
-		return 0, err
-	}
-	defer t.mu.RUnlock()
-	var n C.size_t
-	err := statusError(C.max_tensor_byte_size(t.p, &n))
+	n, err := tensorQuery(t, "ByteSize", func(p *C.max_tensor_t, o *C.size_t) *C.max_status_t {
+		return C.max_tensor_byte_size(p, o)
+	})
 	return int(n), err
 }
 
 // IsContiguous reports whether the tensor is row-major contiguous.
 func (t *Tensor) IsContiguous() (bool, error) {
-	if err := t.rlock("IsContiguous"); err != nil {
-		return false, err
-	}
-	defer t.mu.RUnlock()
-	var v C.int32_t
-	err := statusError(C.max_tensor_is_contiguous(t.p, &v))
+	v, err := tensorQuery(t, "IsContiguous", func(p *C.max_tensor_t, o *C.int32_t) *C.max_status_t {
+		return C.max_tensor_is_contiguous(p, o)
+	})
 	return v != 0, err
 }
 

@@ -1,4 +1,5 @@
 #include "capi/capi.h"
+#include "engine/tensor_constant.h"
 
 using namespace maxc;
 using namespace maxc::capi;
@@ -52,12 +53,7 @@ max_status_t* max_graph_add_constant(max_graph_t* graph, const max_tensor_t* ten
   return MAXC_GUARD({
     auto& out = out_param(out_value, "out_value");
     auto& g = deref(graph, "graph");
-    const Tensor& t = deref(tensor, "tensor");
-    std::vector<uint8_t> bytes(t.byte_size());
-    t.to_host(bytes.data(), bytes.size());
-    std::vector<Dim> dims(t.dims().begin(), t.dims().end());
-    TensorType type{t.dtype(), std::move(dims), DeviceRef::cpu()};
-    out = g.value_handle(g.graph.add_constant(Constant::copy_of(std::move(type), bytes)));
+    out = g.value_handle(g.graph.add_constant(constant_from_tensor(deref(tensor, "tensor"))));
   });
 }
 
