@@ -3,6 +3,21 @@
 add_library(max_c_deps INTERFACE)
 find_package(Threads REQUIRED)
 target_link_libraries(max_c_deps INTERFACE Threads::Threads)
+
+# The one thread team (DESIGN §5): OpenMP, the runtime Debian's oneDNN is built with.
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+target_link_libraries(max_c_deps INTERFACE OpenMP::OpenMP_CXX)
+
+# oneDNN for matmul and convolution (Debian's libdnnl-dev; DNNL_CPU_RUNTIME=OMP).
+find_package(dnnl CONFIG QUIET)
+if(TARGET DNNL::dnnl)
+  target_link_libraries(max_c_deps INTERFACE DNNL::dnnl)
+else()
+  find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
+  find_library(DNNL_LIBRARY dnnl REQUIRED)
+  target_include_directories(max_c_deps INTERFACE ${DNNL_INCLUDE_DIR})
+  target_link_libraries(max_c_deps INTERFACE ${DNNL_LIBRARY})
+endif()
 target_link_libraries(max_c_objects PRIVATE max_c_deps)
 
 # The MAXG graph format: flatc compiles src/serialize/graph.fbs at build time.

@@ -148,7 +148,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 1
+#define MAX_ABI_VERSION_MINOR 2
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -667,6 +667,113 @@ MAX_API max_status_t* max_graph_load(const char* path, max_graph_t** out_graph);
 MAX_API max_status_t* max_graph_to_text(const max_graph_t* graph, max_buffer_t** out_text);
 /* The graph in Graphviz DOT (NUL-terminated; the size excludes the NUL). */
 MAX_API max_status_t* max_graph_to_dot(const max_graph_t* graph, max_buffer_t** out_dot);
+
+/* ======================================================================================
+ * Engine (ABI 1.2): compile a graph into a compiled model, bind weights to make a model,
+ * execute it (MAX's InferenceSession.load and Model.execute).
+ *
+ * compiled_model and model are immutable to their users and thread-safe: many threads may
+ * execute one model at once, each call with its own working memory. A model keeps its
+ * compiled model alive, and a compiled model its context.
+ * ====================================================================================== */
+
+typedef struct max_compiled_model_t max_compiled_model_t;
+typedef struct max_model_t max_model_t;
+typedef struct max_tensor_spec_t max_tensor_spec_t;
+
+typedef struct max_compile_options_t {
+  size_t struct_size;
+  /* Pattern fusion and elementwise fusion; 0 turns both off (results stay the same). */
+  int32_t enable_fusion;
+  /* Folding of ops whose inputs are all constants, up to fold_limit_bytes of results. */
+  int32_t enable_constant_folding;
+  uint64_t fold_limit_bytes;
+  /* Plans kept per compiled model for distinct concrete input shapes (least recently used
+   * goes first); at least 1. */
+  int64_t plan_cache_capacity;
+} max_compile_options_t;
+
+/* Fills the first struct_size bytes of *options with defaults (fusion and folding on, a
+ * 1 MiB fold limit, 16 plans) and sets struct_size. Pass sizeof(max_compile_options_t). */
+MAX_API max_status_t* max_compile_options_init(max_compile_options_t* options,
+                                               size_t struct_size);
+
+/* Compiles `graph` for the context's CPU device. The graph is read, not kept: it may be
+ * changed or released afterwards. options may be NULL for defaults. INVALID_ARGUMENT for a
+ * graph that does not verify or has no outputs; UNIMPLEMENTED naming the op when a node has
+ * no CPU kernel for its dtypes. Thread-safe for distinct graphs. */
+MAX_API max_status_t* max_context_compile(max_context_t* context, const max_graph_t* graph,
+                                          const max_compile_options_t* options,
+                                          max_compiled_model_t** out_compiled);
+/* As max_context_compile, for a MAXG file (see max_graph_load for its errors). */
+MAX_API max_status_t* max_context_compile_file(max_context_t* context, const char* path,
+                                               const max_compile_options_t* options,
+                                               max_compiled_model_t** out_compiled);
+MAX_API void max_compiled_model_retain(max_compiled_model_t* compiled);
+MAX_API void max_compiled_model_release(max_compiled_model_t* compiled);
+
+/* The model's signature: inputs and outputs in order, and the weights it must be given.
+ * Each spec is a new reference. OUT_OF_RANGE past the end. Thread-safe. */
+MAX_API max_status_t* max_compiled_model_num_inputs(const max_compiled_model_t* compiled,
+                                                    size_t* out_count);
+MAX_API max_status_t* max_compiled_model_input(const max_compiled_model_t* compiled,
+                                               size_t index, max_tensor_spec_t** out_spec);
+MAX_API max_status_t* max_compiled_model_num_outputs(const max_compiled_model_t* compiled,
+                                                     size_t* out_count);
+MAX_API max_status_t* max_compiled_model_output(const max_compiled_model_t* compiled,
+                                                size_t index, max_tensor_spec_t** out_spec);
+MAX_API max_status_t* max_compiled_model_num_weights(const max_compiled_model_t* compiled,
+                                                     size_t* out_count);
+MAX_API max_status_t* max_compiled_model_weight(const max_compiled_model_t* compiled,
+                                                size_t index, max_tensor_spec_t** out_spec);
+
+/* A tensor spec (MAX's TensorSpec): the name, dtype, shape and device of one input, output
+ * or weight. Immutable and thread-safe; strings it returns live as long as the spec. */
+MAX_API void max_tensor_spec_retain(max_tensor_spec_t* spec);
+MAX_API void max_tensor_spec_release(max_tensor_spec_t* spec);
+MAX_API max_status_t* max_tensor_spec_name(const max_tensor_spec_t* spec, const char** out_name);
+MAX_API max_status_t* max_tensor_spec_dtype(const max_tensor_spec_t* spec, max_dtype_t* out_dtype);
+MAX_API max_status_t* max_tensor_spec_rank(const max_tensor_spec_t* spec, size_t* out_rank);
+/* Dim `axis` as a number, or -1 when it is symbolic or an expression; then *out_name holds
+ * its text ("batch", "seq + 1"), else *out_name is NULL. out_name may be NULL. */
+MAX_API max_status_t* max_tensor_spec_dim(const max_tensor_spec_t* spec, size_t axis,
+                                          int64_t* out_dim, const char** out_name);
+MAX_API max_status_t* max_tensor_spec_device(const max_tensor_spec_t* spec,
+                                             max_device_t** out_device);
+
+/* Makes a model: the compiled model with its weights bound by name. Every weight the graph
+ * declares must be given exactly once with its declared dtype and shape: NOT_FOUND names a
+ * missing weight, INVALID_ARGUMENT an unknown name, a duplicate or a mismatch. Host tensors
+ * that are contiguous are used in place (the model retains them; do not write to them while
+ * the model lives); others are copied. Thread-safe. */
+MAX_API max_status_t* max_model_create(max_compiled_model_t* compiled,
+                                       const char* const* weight_names,
+                                       max_tensor_t* const* weights, size_t num_weights,
+                                       max_model_t** out_model);
+MAX_API void max_model_retain(max_model_t* model);
+MAX_API void max_model_release(max_model_t* model);
+/* The compiled model (a new reference). */
+MAX_API max_status_t* max_model_compiled_model(const max_model_t* model,
+                                               max_compiled_model_t** out_compiled);
+
+/* Runs the model on `inputs` (by position, as many as the model has) and returns its
+ * outputs in a new list of new tensors. Inputs are checked before anything runs: their
+ * count, dtype, rank, static dims, that every symbolic dim means one value across inputs,
+ * and that they are on the CPU; INVALID_ARGUMENT names the input and the mismatch and the
+ * model stays usable. Inputs are only read. Thread-safe: concurrent calls on one model are
+ * supported. */
+MAX_API max_status_t* max_model_execute(max_model_t* model, max_tensor_t* const* inputs,
+                                        size_t num_inputs, max_tensor_list_t** out_outputs);
+/* As max_model_execute with inputs given by name, in any order; NOT_FOUND for an unknown
+ * name, INVALID_ARGUMENT for a missing or repeated one. */
+MAX_API max_status_t* max_model_execute_named(max_model_t* model, const char* const* names,
+                                              max_tensor_t* const* inputs, size_t num_inputs,
+                                              max_tensor_list_t** out_outputs);
+/* Swaps the named weights in place without recompiling (the others stay); the same checks
+ * as max_model_create apply to the names given, and nothing changes when one fails. Calls
+ * already running finish with the old weights. Thread-safe. */
+MAX_API max_status_t* max_model_reload(max_model_t* model, const char* const* weight_names,
+                                       max_tensor_t* const* weights, size_t num_weights);
 
 #ifdef __cplusplus
 } /* extern "C" */

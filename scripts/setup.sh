@@ -7,12 +7,14 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # System packages: compilers and build tools, the test frameworks (GoogleTest, cmocka), the
-# ABI checker (abidw/abidiff), the libraries the engine links (oneDNN, FlatBuffers), venv.
+# ABI checker (abidw/abidiff), the libraries the engine links (oneDNN, FlatBuffers), venv,
+# and a JDK with Maven for the Java binding's suite.
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libcmocka-dev abigail-tools
   libdnnl-dev flatbuffers-compiler libflatbuffers-dev
   python3 python3-venv
+  openjdk-17-jdk-headless maven
 )
 # Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites).
 PIP_PACKAGES=(numpy pytest)

@@ -18,6 +18,7 @@ SUITES=(
   python      # pytest of bindings/python against build/ (found through PKG_CONFIG_PATH=build)
   rust        # cargo test of bindings/rust (max-c-sys + max-c) against build/
   go          # go test of bindings/go (cgo, pkg-config) against build/
+  java        # mvn test of bindings/java (JNA) against build/libmax_c.so
   ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
 )
 
@@ -184,6 +185,56 @@ suite_go() {
   ((failed > 0)) && FAILURES+=("go test: $failed failed")
   if ((passed == 0 && failed == 0)); then record fail "go test: no test ran (exit $rc)"
   elif ((rc != 0 && failed == 0)); then record fail "go test: exit $rc"; fi
+}
+
+# mvn_test REPO LOG [MVN_ARGS...]: `mvn test` of bindings/java against build/libmax_c.so, with
+# Maven's local repository at REPO, its output shown and kept in LOG; returns mvn's status.
+mvn_test() {
+  local repo=$1 out=$2
+  shift 2
+  (cd bindings/java && MAX_C_LIBRARY="$MAX_C_ROOT/build/libmax_c.so" mvn -B -ntp -Dstyle.color=never \
+     "$@" -Dmaven.repo.local="$repo" test 2>&1) | tee "$out"
+  return "${PIPESTATUS[0]}"
+}
+
+# mvn test of bindings/java (JNA) against build/libmax_c.so (MAX_C_LIBRARY). Maven's local
+# repository is .m2/ at the root (git-ignored): the first run downloads JNA, JUnit and the pinned
+# plugins into it and leaves a stamp for that pom.xml; later runs go offline (-o) and need no
+# network. Surefire's closing "Tests run: ..." line is the truth; no line is a failure.
+suite_java() {
+  ensure_build dev || { record fail "build (dev) for the Java binding"; return; }
+  command -v java >/dev/null || { record fail "java is missing (scripts/setup.sh installs a JDK)"; return; }
+  command -v mvn >/dev/null || { record fail "mvn is missing (scripts/setup.sh installs maven)"; return; }
+  local repo=$MAX_C_ROOT/.m2 out=$SCRATCH/mvn.log stamp offline=()
+  stamp=$repo/.max_c-java-$(sha256sum bindings/java/pom.xml | cut -c1-16)
+  [[ -f $stamp ]] && offline=(-o)
+  mvn_test "$repo" "$out" "${offline[@]}"
+  local rc=$?
+  local summary='Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+[[:space:]]*$'
+  # A stamp whose repository was emptied since: fetch again once, online.
+  if ((${#offline[@]} > 0)) && ! grep -qE "$summary" "$out"; then
+    log "offline Maven run found no test summary; retrying online"
+    rm -f "$stamp"
+    mvn_test "$repo" "$out"
+    rc=$?
+  fi
+  local line run failures errors skipped
+  line=$(grep -E "$summary" "$out" | tail -n 1)
+  if [[ -z $line ]]; then
+    record fail "mvn test: no surefire summary (exit $rc)"
+    return
+  fi
+  touch "$stamp"  # everything mvn test needs is in $repo now
+  run=$(sed -E 's/.*Tests run: ([0-9]+).*/\1/' <<<"$line")
+  failures=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
+  errors=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
+  skipped=$(sed -E 's/.*Skipped: ([0-9]+).*/\1/' <<<"$line")
+  PASSED=$((PASSED + run - failures - errors - skipped))
+  FAILED=$((FAILED + failures + errors))
+  SKIPPED=$((SKIPPED + skipped))
+  ((failures + errors > 0)) && FAILURES+=("mvn test: $failures failed, $errors errors")
+  if ((run == 0)); then record fail "mvn test: no test ran (exit $rc)"
+  elif ((rc != 0 && failures + errors == 0)); then record fail "mvn test: exit $rc"; fi
 }
 
 # compile_and_run PKG_CONFIG_DIR OUTPUT SOURCE [LDFLAGS...]

@@ -24,6 +24,10 @@ static max_graph_t* g_other_graph;
 static max_value_t* g_value;
 static max_value_t* g_other_value;
 static max_attrs_t* g_attrs;
+/* 1.2: g_graph compiled (g_compiled), its model (g_model, no weights), and a spec. */
+static max_compiled_model_t* g_compiled;
+static max_model_t* g_model;
+static max_tensor_spec_t* g_spec;
 
 /* A handle of one kind passed where another is expected. */
 #define AS(type, handle) ((type*)(void*)(handle))
@@ -1284,6 +1288,196 @@ MISUSE(max_graph_to_text) { GRAPH_GETTER(max_graph_to_text, max_buffer_t*, "out_
 MISUSE(max_graph_to_dot) { GRAPH_GETTER(max_graph_to_dot, max_buffer_t*, "out_dot"); }
 
 /* ======================================================================================
+ * 1.2: the engine
+ * ====================================================================================== */
+
+#define COMPILED_GETTER(f, out_type, out_arg)                                                  \
+  GETTER_MISUSE(f, g_compiled, AS(max_compiled_model_t, g_tensor), out_type, "compiled", out_arg, \
+                "compiled model")
+#define SPEC_GETTER(f, out_type, out_arg) \
+  GETTER_MISUSE(f, g_spec, AS(max_tensor_spec_t, g_tensor), out_type, "spec", out_arg, "tensor spec")
+
+MISUSE(max_compile_options_init) {
+  max_compile_options_t o;
+  EXPECT_BAD(max_compile_options_init(NULL, sizeof o), "options is NULL");
+  EXPECT_BAD(max_compile_options_init(&o, 0), "struct_size 0");
+}
+
+MISUSE(max_context_compile) {
+  max_compiled_model_t* c = SENTINEL_PTR;
+  max_compile_options_t o;
+  max_graph_t* empty = NULL;
+  EXPECT_BAD(max_context_compile(NULL, g_graph, NULL, &c), "context is NULL");
+  assert_null(c);
+  EXPECT_BAD(max_context_compile(g_context, NULL, NULL, &c), "graph is NULL");
+  EXPECT_BAD(max_context_compile(g_context, g_graph, NULL, NULL), "out_compiled is NULL");
+  EXPECT_BAD(max_context_compile(g_context, AS(max_graph_t, g_tensor), NULL, &c), "not a graph handle");
+  EXPECT_BAD(max_context_compile(AS(max_context_t, g_tensor), g_graph, NULL, &c), "not a context handle");
+  EXPECT_OK(max_compile_options_init(&o, sizeof o));
+  o.plan_cache_capacity = 0;
+  c = SENTINEL_PTR;
+  EXPECT_BAD(max_context_compile(g_context, g_graph, &o, &c), "plan_cache_capacity");
+  assert_null(c);
+  o.struct_size = 1;
+  EXPECT_BAD(max_context_compile(g_context, g_graph, &o, &c), "struct_size");
+  EXPECT_OK(max_graph_create("empty", &empty));
+  EXPECT_BAD(max_context_compile(g_context, empty, NULL, &c), "no outputs");
+  assert_null(c);
+  max_graph_release(empty);
+}
+
+MISUSE(max_context_compile_file) {
+  max_compiled_model_t* c = SENTINEL_PTR;
+  EXPECT_BAD(max_context_compile_file(NULL, "/x.maxg", NULL, &c), "context is NULL");
+  assert_null(c);
+  EXPECT_BAD(max_context_compile_file(g_context, NULL, NULL, &c), "path is NULL");
+  EXPECT_BAD(max_context_compile_file(g_context, "/x.maxg", NULL, NULL), "out_compiled is NULL");
+  c = SENTINEL_PTR;
+  EXPECT_STATUS(max_context_compile_file(g_context, "/nonexistent_file_of_max_c_tests.maxg", NULL, &c),
+                MAX_STATUS_NOT_FOUND, fn, "/nonexistent_file_of_max_c_tests.maxg");
+  assert_null(c);
+}
+
+MISUSE(max_compiled_model_retain) {
+  (void)fn;
+  max_compiled_model_retain(NULL);
+  max_compiled_model_retain(g_compiled);
+  max_compiled_model_release(g_compiled);
+}
+MISUSE(max_compiled_model_release) {
+  (void)fn;
+  max_compiled_model_release(NULL);
+}
+
+MISUSE(max_compiled_model_num_inputs) { COMPILED_GETTER(max_compiled_model_num_inputs, size_t, "out_count"); }
+MISUSE(max_compiled_model_num_outputs) { COMPILED_GETTER(max_compiled_model_num_outputs, size_t, "out_count"); }
+MISUSE(max_compiled_model_num_weights) { COMPILED_GETTER(max_compiled_model_num_weights, size_t, "out_count"); }
+
+typedef max_status_t* (*spec_at_fn)(const max_compiled_model_t*, size_t, max_tensor_spec_t**);
+static void spec_at_misuse(spec_at_fn f, size_t count, const char* fn) {
+  max_tensor_spec_t* s = SENTINEL_PTR;
+  EXPECT_BAD(f(NULL, 0, &s), "compiled is NULL");
+  assert_null(s);
+  EXPECT_BAD(f(g_compiled, 0, NULL), "out_spec is NULL");
+  s = SENTINEL_PTR;
+  EXPECT_BAD(f(AS(max_compiled_model_t, g_tensor), 0, &s), "not a compiled model handle");
+  assert_null(s);
+  s = SENTINEL_PTR;
+  EXPECT_STATUS(f(g_compiled, count, &s), MAX_STATUS_OUT_OF_RANGE, fn, "index");
+  assert_null(s);
+  EXPECT_STATUS(f(g_compiled, SIZE_MAX, &s), MAX_STATUS_OUT_OF_RANGE, fn, "index");
+}
+MISUSE(max_compiled_model_input) { spec_at_misuse(max_compiled_model_input, 1, fn); }
+MISUSE(max_compiled_model_output) { spec_at_misuse(max_compiled_model_output, 1, fn); }
+MISUSE(max_compiled_model_weight) { spec_at_misuse(max_compiled_model_weight, 0, fn); }
+
+MISUSE(max_tensor_spec_retain) {
+  (void)fn;
+  max_tensor_spec_retain(NULL);
+  max_tensor_spec_retain(g_spec);
+  max_tensor_spec_release(g_spec);
+}
+MISUSE(max_tensor_spec_release) {
+  (void)fn;
+  max_tensor_spec_release(NULL);
+}
+MISUSE(max_tensor_spec_name) { SPEC_GETTER(max_tensor_spec_name, const char*, "out_name"); }
+MISUSE(max_tensor_spec_dtype) { SPEC_GETTER(max_tensor_spec_dtype, max_dtype_t, "out_dtype"); }
+MISUSE(max_tensor_spec_rank) { SPEC_GETTER(max_tensor_spec_rank, size_t, "out_rank"); }
+MISUSE(max_tensor_spec_device) { SPEC_GETTER(max_tensor_spec_device, max_device_t*, "out_device"); }
+
+MISUSE(max_tensor_spec_dim) {
+  int64_t d = 7;
+  const char* name = SENTINEL_PTR;
+  EXPECT_BAD(max_tensor_spec_dim(NULL, 0, &d, &name), "spec is NULL");
+  assert_int_equal(d, 0);
+  assert_null(name);
+  EXPECT_BAD(max_tensor_spec_dim(g_spec, 0, NULL, &name), "out_dim is NULL");
+  EXPECT_BAD(max_tensor_spec_dim(AS(max_tensor_spec_t, g_tensor), 0, &d, NULL), "not a tensor spec handle");
+  name = SENTINEL_PTR;
+  EXPECT_STATUS(max_tensor_spec_dim(g_spec, 2, &d, &name), MAX_STATUS_OUT_OF_RANGE, fn, "axis 2");
+  assert_null(name);
+}
+
+MISUSE(max_model_create) {
+  max_model_t* m = SENTINEL_PTR;
+  const char* names[1] = {"w"};
+  max_tensor_t* weights[1] = {NULL};
+  EXPECT_BAD(max_model_create(NULL, NULL, NULL, 0, &m), "compiled is NULL");
+  assert_null(m);
+  EXPECT_BAD(max_model_create(g_compiled, NULL, NULL, 0, NULL), "out_model is NULL");
+  EXPECT_BAD(max_model_create(AS(max_compiled_model_t, g_tensor), NULL, NULL, 0, &m), "not a compiled model handle");
+  EXPECT_BAD(max_model_create(g_compiled, NULL, weights, 1, &m), "weight_names is NULL");
+  EXPECT_BAD(max_model_create(g_compiled, names, NULL, 1, &m), "weights is NULL");
+  EXPECT_BAD(max_model_create(g_compiled, names, weights, 1, &m), "weights[0] is NULL");
+  weights[0] = g_tensor;
+  m = SENTINEL_PTR;
+  EXPECT_BAD(max_model_create(g_compiled, names, weights, 1, &m), "weight 'w' is not a weight of this model");
+  assert_null(m);
+}
+
+MISUSE(max_model_retain) {
+  (void)fn;
+  max_model_retain(NULL);
+  max_model_retain(g_model);
+  max_model_release(g_model);
+}
+MISUSE(max_model_release) {
+  (void)fn;
+  max_model_release(NULL);
+}
+
+MISUSE(max_model_compiled_model) {
+  GETTER_MISUSE(max_model_compiled_model, g_model, AS(max_model_t, g_tensor), max_compiled_model_t*,
+                "model", "out_compiled", "model");
+}
+
+MISUSE(max_model_execute) {
+  max_tensor_list_t* out = SENTINEL_PTR;
+  max_tensor_t* inputs[2] = {g_tensor, g_tensor};
+  max_tensor_t* wrong[1] = {AS(max_tensor_t, g_buffer)};
+  EXPECT_BAD(max_model_execute(NULL, inputs, 1, &out), "model is NULL");
+  assert_null(out);
+  EXPECT_BAD(max_model_execute(g_model, inputs, 1, NULL), "out_outputs is NULL");
+  EXPECT_BAD(max_model_execute(AS(max_model_t, g_tensor), inputs, 1, &out), "not a model handle");
+  EXPECT_BAD(max_model_execute(g_model, NULL, 1, &out), "inputs is NULL");
+  EXPECT_BAD(max_model_execute(g_model, wrong, 1, &out), "inputs[0] is not a tensor handle");
+  out = SENTINEL_PTR;
+  EXPECT_BAD(max_model_execute(g_model, inputs, 2, &out), "takes 1 input(s) (x) but got 2");
+  assert_null(out);
+  EXPECT_BAD(max_model_execute(g_model, inputs, 0, &out), "takes 1 input(s) (x) but got 0");
+}
+
+MISUSE(max_model_execute_named) {
+  max_tensor_list_t* out = SENTINEL_PTR;
+  max_tensor_t* inputs[2] = {g_tensor, g_tensor};
+  const char* names[2] = {"x", "x"};
+  const char* unknown[1] = {"nope"};
+  EXPECT_BAD(max_model_execute_named(NULL, names, inputs, 1, &out), "model is NULL");
+  assert_null(out);
+  EXPECT_BAD(max_model_execute_named(g_model, names, inputs, 1, NULL), "out_outputs is NULL");
+  EXPECT_BAD(max_model_execute_named(g_model, NULL, inputs, 1, &out), "names is NULL");
+  EXPECT_BAD(max_model_execute_named(g_model, names, NULL, 1, &out), "inputs is NULL");
+  EXPECT_BAD(max_model_execute_named(g_model, names, inputs, 2, &out), "input 'x' is given twice");
+  EXPECT_BAD(max_model_execute_named(g_model, names, inputs, 0, &out), "input 'x' is missing");
+  out = SENTINEL_PTR;
+  EXPECT_STATUS(max_model_execute_named(g_model, unknown, inputs, 1, &out), MAX_STATUS_NOT_FOUND, fn, "'nope'");
+  assert_null(out);
+}
+
+MISUSE(max_model_reload) {
+  const char* names[1] = {"w"};
+  max_tensor_t* weights[1] = {NULL};
+  EXPECT_BAD(max_model_reload(NULL, NULL, NULL, 0), "model is NULL");
+  EXPECT_BAD(max_model_reload(AS(max_model_t, g_tensor), NULL, NULL, 0), "not a model handle");
+  EXPECT_BAD(max_model_reload(g_model, NULL, weights, 1), "weight_names is NULL");
+  EXPECT_BAD(max_model_reload(g_model, names, weights, 1), "weights[0] is NULL");
+  weights[0] = g_tensor;
+  EXPECT_BAD(max_model_reload(g_model, names, weights, 1), "weight 'w' is not a weight of this model");
+  EXPECT_OK(max_model_reload(g_model, NULL, NULL, 0));
+}
+
+/* ======================================================================================
  * The table, and the check that it covers every exported function
  * ====================================================================================== */
 
@@ -1330,6 +1524,15 @@ static const struct CMUnitTest kMisuseTests[] = {
     T(max_op_attr),
     T(max_graph_serialize), T(max_graph_deserialize), T(max_graph_save), T(max_graph_load),
     T(max_graph_to_text), T(max_graph_to_dot),
+    /* 1.2: the engine */
+    T(max_compile_options_init), T(max_context_compile), T(max_context_compile_file),
+    T(max_compiled_model_retain), T(max_compiled_model_release), T(max_compiled_model_num_inputs),
+    T(max_compiled_model_input), T(max_compiled_model_num_outputs), T(max_compiled_model_output),
+    T(max_compiled_model_num_weights), T(max_compiled_model_weight),
+    T(max_tensor_spec_retain), T(max_tensor_spec_release), T(max_tensor_spec_name),
+    T(max_tensor_spec_dtype), T(max_tensor_spec_rank), T(max_tensor_spec_dim), T(max_tensor_spec_device),
+    T(max_model_create), T(max_model_retain), T(max_model_release), T(max_model_compiled_model),
+    T(max_model_execute), T(max_model_execute_named), T(max_model_reload),
 };
 #undef T
 #define N_MISUSE_TESTS (sizeof kMisuseTests / sizeof kMisuseTests[0])
@@ -1408,11 +1611,17 @@ static int group_setup(void** state) {
     if (max_graph_set_outputs(g_graph, &y, &y_name, 1)) return -1;
     if (max_attrs_create(&g_attrs)) return -1;
   }
+  if (max_context_compile(g_context, g_graph, NULL, &g_compiled)) return -1;
+  if (max_model_create(g_compiled, NULL, NULL, 0, &g_model)) return -1;
+  if (max_compiled_model_input(g_compiled, 0, &g_spec)) return -1;
   return 0;
 }
 
 static int group_teardown(void** state) {
   (void)state;
+  max_tensor_spec_release(g_spec);
+  max_model_release(g_model);
+  max_compiled_model_release(g_compiled);
   max_attrs_release(g_attrs);
   max_graph_release(g_other_graph);
   max_graph_release(g_graph);

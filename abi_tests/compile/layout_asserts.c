@@ -47,9 +47,9 @@ EXPECT_EQ(MAX_ABI_VERSION, ((uint32_t)MAX_ABI_VERSION_MAJOR << 16) | (uint32_t)M
 EXPECT_EQ(MAX_ABI_VERSION_MINOR, 0);
 EXPECT_EQ(MAX_ABI_VERSION, 0x00010000u);
 #else
-/* Today's header: 1.1 (graphs). Bump this line, on purpose, with the next minor. */
-EXPECT_EQ(MAX_ABI_VERSION_MINOR, 1);
-EXPECT_EQ(MAX_ABI_VERSION, 0x00010001u);
+/* Today's header: 1.2 (the engine). Bump this line, on purpose, with the next minor. */
+EXPECT_EQ(MAX_ABI_VERSION_MINOR, 2);
+EXPECT_EQ(MAX_ABI_VERSION, 0x00010002u);
 #endif
 EXPECT_EQ(DLPACK_MAJOR_VERSION, 1);
 EXPECT_EQ(DLPACK_MINOR_VERSION, 1);
@@ -229,6 +229,15 @@ EXPECT_EQ(sizeof(max_dim_t), 16);
 EXPECT_EQ(_Alignof(max_dim_t), 8);
 FIELD(max_dim_t, size, 0, 8);
 FIELD(max_dim_t, expr, 8, 8);
+
+/* max_compile_options_t (1.2): later minors append after plan_cache_capacity. */
+EXPECT_EQ(_Alignof(max_compile_options_t), 8);
+FIELD(max_compile_options_t, struct_size, 0, 8);
+FIELD(max_compile_options_t, enable_fusion, 8, 4);
+FIELD(max_compile_options_t, enable_constant_folding, 12, 4);
+FIELD(max_compile_options_t, fold_limit_bytes, 16, 8);
+FIELD(max_compile_options_t, plan_cache_capacity, 24, 8);
+EXPECT_EQ(sizeof(max_compile_options_t), 32);
 #endif
 
 #endif /* other targets: the values above are checked, the layouts are not pinned */

@@ -3,7 +3,11 @@
 // first handle is made, turns every status into an *Error, and gives each handle type an
 // idempotent Close (use after Close is an *Error, never a crash) with a finalizer as a
 // safety net. No Go pointer is ever kept by C: Go memory is passed only for the duration
-// of a call, as the cgo rules allow.
+// of a call, as the cgo rules allow; the one exception is Borrow, which pins the slice
+// with runtime.Pinner for as long as the library holds it.
+//
+// The engine: (*Context).Compile gives a *CompiledModel, (*CompiledModel).NewModel binds
+// weights by name, and (*Model).Execute runs it; all three are safe for concurrent use.
 package maxc
 
 /*

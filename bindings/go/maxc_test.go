@@ -23,7 +23,7 @@ func TestABI(t *testing.T) {
 	if err := CheckABI(); err != nil {
 		t.Fatal(err)
 	}
-	if HeaderABIVersion() != 1<<16|1 {
+	if HeaderABIVersion() != 1<<16|2 {
 		t.Fatalf("header ABI %#x", HeaderABIVersion())
 	}
 	if LibraryABIVersion()>>16 != 1 || LibraryABIVersion() < HeaderABIVersion() {

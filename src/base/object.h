@@ -18,6 +18,9 @@ enum class ObjectKind : uint32_t {
   kBuffer = 0x4d425546,
   kGraph = 0x4d475250,
   kAttrs = 0x4d415454,
+  kCompiledModel = 0x4d434d44,
+  kModel = 0x4d4d444c,
+  kTensorSpec = 0x4d545350,
 };
 
 class Object {

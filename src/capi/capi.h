@@ -16,7 +16,10 @@
 #include "driver/device.h"
 #include "driver/tensor.h"
 #include "driver/tensor_list.h"
+#include "engine/compiled_model.h"
 #include "engine/context.h"
+#include "engine/model.h"
+#include "engine/tensor_spec.h"
 #include "max_c.h"
 
 namespace maxc::capi {
@@ -38,6 +41,9 @@ MAXC_HANDLE(max_tensor_list_t, TensorList, kTensorList, "a tensor list")
 MAXC_HANDLE(max_buffer_t, Buffer, kBuffer, "a buffer")
 MAXC_HANDLE(max_graph_t, GraphObject, kGraph, "a graph")
 MAXC_HANDLE(max_attrs_t, AttrsObject, kAttrs, "an attrs")
+MAXC_HANDLE(max_compiled_model_t, CompiledModel, kCompiledModel, "a compiled model")
+MAXC_HANDLE(max_model_t, Model, kModel, "a model")
+MAXC_HANDLE(max_tensor_spec_t, TensorSpec, kTensorSpec, "a tensor spec")
 #undef MAXC_HANDLE
 
 // The object behind a handle argument; INVALID_ARGUMENT when NULL or of another kind.

@@ -12,7 +12,7 @@ from ctypes import (POINTER, c_char_p, c_double, c_int32, c_int64, c_size_t, c_u
                     c_uint64, c_void_p)
 
 ABI_VERSION_MAJOR = 1
-ABI_VERSION_MINOR = 1
+ABI_VERSION_MINOR = 2
 ABI_VERSION = (ABI_VERSION_MAJOR << 16) | ABI_VERSION_MINOR
 
 _SONAMES = ("libmax_c.so.1", "libmax_c.so", "libmax_c.dylib", "libmax_c.1.dylib")
@@ -94,6 +94,17 @@ class max_dim_t(ctypes.Structure):
     _fields_ = [("size", c_int64), ("expr", c_char_p)]
 
 
+class max_context_options_t(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("devices", POINTER(c_void_p)),
+                ("num_devices", c_size_t), ("num_threads", c_int32), ("log_level", c_int32)]
+
+
+class max_compile_options_t(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("enable_fusion", c_int32),
+                ("enable_constant_folding", c_int32), ("fold_limit_bytes", c_uint64),
+                ("plan_cache_capacity", c_int64)]
+
+
 RELEASE_FN = ctypes.CFUNCTYPE(None, c_void_p)
 DLPACK_DELETER = ctypes.CFUNCTYPE(None, c_void_p)
 
@@ -141,6 +152,14 @@ _DECLS = {
     "max_device_api": (S, [P, STRP]),
     "max_device_is_host": (S, [P, I32P]),
     "max_device_synchronize": (S, [P]),
+    # contexts (MAX's InferenceSession)
+    "max_context_options_init": (S, [POINTER(max_context_options_t), c_size_t]),
+    "max_context_create": (S, [POINTER(max_context_options_t), PP]),
+    "max_context_retain": (None, [P]),
+    "max_context_release": (None, [P]),
+    "max_context_num_threads": (S, [P, I32P]),
+    "max_context_num_devices": (S, [P, SZP]),
+    "max_context_device": (S, [P, c_size_t, PP]),
     # tensors
     "max_tensor_create": (S, [P, c_int32, I64P, c_int32, PP]),
     "max_tensor_create_from_host": (S, [P, c_int32, I64P, c_int32, c_void_p, c_size_t, PP]),
@@ -168,6 +187,13 @@ _DECLS = {
     "max_tensor_to_dlpack_unversioned": (S, [P, PP]),
     "max_tensor_from_dlpack_unversioned": (S, [P, PP]),
     "max_tensor_dlpack_device": (S, [P, POINTER(DLDevice)]),
+    # tensor lists (a model's outputs)
+    "max_tensor_list_create": (S, [PP]),
+    "max_tensor_list_retain": (None, [P]),
+    "max_tensor_list_release": (None, [P]),
+    "max_tensor_list_append": (S, [P, P]),
+    "max_tensor_list_size": (S, [P, SZP]),
+    "max_tensor_list_get": (S, [P, c_size_t, PP]),
     # buffers
     "max_buffer_create": (S, [c_void_p, c_size_t, PP]),
     "max_buffer_release": (None, [P]),
@@ -223,10 +249,40 @@ _DECLS = {
     "max_graph_to_dot": (S, [P, PP]),
 }
 
+# ABI 1.2: the engine. Kept apart so that a library still growing its engine loads for the
+# driver and graph modules; max_c.engine reports the missing symbols when it is used.
+_DECLS_ENGINE = {
+    "max_compile_options_init": (S, [POINTER(max_compile_options_t), c_size_t]),
+    "max_context_compile": (S, [P, P, POINTER(max_compile_options_t), PP]),
+    "max_context_compile_file": (S, [P, c_char_p, POINTER(max_compile_options_t), PP]),
+    "max_compiled_model_retain": (None, [P]),
+    "max_compiled_model_release": (None, [P]),
+    "max_compiled_model_num_inputs": (S, [P, SZP]),
+    "max_compiled_model_input": (S, [P, c_size_t, PP]),
+    "max_compiled_model_num_outputs": (S, [P, SZP]),
+    "max_compiled_model_output": (S, [P, c_size_t, PP]),
+    "max_compiled_model_num_weights": (S, [P, SZP]),
+    "max_compiled_model_weight": (S, [P, c_size_t, PP]),
+    "max_tensor_spec_retain": (None, [P]),
+    "max_tensor_spec_release": (None, [P]),
+    "max_tensor_spec_name": (S, [P, STRP]),
+    "max_tensor_spec_dtype": (S, [P, I32P]),
+    "max_tensor_spec_rank": (S, [P, SZP]),
+    "max_tensor_spec_dim": (S, [P, c_size_t, I64P, STRP]),
+    "max_tensor_spec_device": (S, [P, PP]),
+    "max_model_create": (S, [P, STRP, PP, c_size_t, PP]),
+    "max_model_retain": (None, [P]),
+    "max_model_release": (None, [P]),
+    "max_model_compiled_model": (S, [P, PP]),
+    "max_model_execute": (S, [P, PP, c_size_t, PP]),
+    "max_model_execute_named": (S, [P, STRP, PP, c_size_t, PP]),
+    "max_model_reload": (S, [P, STRP, PP, c_size_t]),
+}
 
-def _declare():
+
+def _declare(decls):
     missing = []
-    for name, (res, args) in _DECLS.items():
+    for name, (res, args) in decls.items():
         try:
             fn = getattr(lib, name)
         except AttributeError:
@@ -237,7 +293,8 @@ def _declare():
     return missing
 
 
-_missing = _declare()
+_missing = _declare(_DECLS)
+missing_engine = _declare(_DECLS_ENGINE)
 
 
 def _check_abi():

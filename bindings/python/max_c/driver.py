@@ -224,6 +224,28 @@ _DESTRUCTOR_VERSIONED = _CAPSULE_DESTRUCTOR(_capsule_destructor_versioned)
 _DESTRUCTOR_UNVERSIONED = _CAPSULE_DESTRUCTOR(_capsule_destructor_unversioned)
 
 
+def _borrow_numpy(arr) -> int:
+    """A new max_tensor_t handle over a numpy array's memory (see Tensor.from_numpy); the
+    caller owns the reference. The engine uses it for inputs it releases right after a call."""
+    arr = np.asarray(arr)
+    dtype = DType.from_numpy(arr.dtype)
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)  # MAX: non-contiguous arrays give a contiguous copy
+    dims, rank = _dims_array(arr.shape)
+    key = next(_borrow_ids)
+    with _borrowed_lock:
+        _borrowed[key] = arr
+    out = c_void_p()
+    status = lib.max_tensor_create_borrowed(
+        dtype.value, dims, rank, None, c_void_p(arr.ctypes.data),
+        0 if arr.flags.writeable else 1, _RELEASE_CB, c_void_p(key), byref(out))
+    if status:
+        with _borrowed_lock:
+            _borrowed.pop(key, None)
+        check(status)
+    return out.value
+
+
 def _dims_array(shape):
     dims = [int(d) for d in shape]
     return (c_int64 * max(len(dims), 1))(*dims), len(dims)
@@ -272,23 +294,7 @@ class Tensor(_Handle):
         """Borrows a C-contiguous host array without copying (the tensor keeps the array alive
         through libmax_c's release callback); a non-contiguous array is copied first. A
         read-only array gives a read-only tensor."""
-        arr = np.asarray(arr)
-        dtype = DType.from_numpy(arr.dtype)
-        if not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr)  # MAX: non-contiguous arrays give a contiguous copy
-        dims, rank = _dims_array(arr.shape)
-        key = next(_borrow_ids)
-        with _borrowed_lock:
-            _borrowed[key] = arr
-        out = c_void_p()
-        status = lib.max_tensor_create_borrowed(
-            dtype.value, dims, rank, None, c_void_p(arr.ctypes.data),
-            0 if arr.flags.writeable else 1, _RELEASE_CB, c_void_p(key), byref(out))
-        if status:
-            with _borrowed_lock:
-                _borrowed.pop(key, None)
-            check(status)
-        return cls._wrap(out.value)
+        return cls._wrap(_borrow_numpy(arr))
 
     # ---- DLPack --------------------------------------------------------------------------
 

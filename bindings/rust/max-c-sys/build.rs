@@ -12,7 +12,7 @@ fn main() {
         return;
     }
     let lib = pkg_config::Config::new()
-        .atleast_version("1.1")
+        .atleast_version("1.2")
         .probe("max_c")
         .unwrap_or_else(|e| {
             panic!("max-c-sys: cannot find libmax_c via pkg-config (set PKG_CONFIG_PATH to the build directory holding max_c.pc, or MAX_C_LIB_DIR): {e}")

@@ -1,4 +1,4 @@
-//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.1).
+//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.2).
 //!
 //! Everything here is `unsafe` to call; see the `max-c` crate for the safe wrapper. Enums of
 //! the header are `i32` typedefs with constants, exactly as in C.
@@ -103,7 +103,7 @@ pub struct DLManagedTensorVersioned {
 
 // ---- versions ----
 pub const MAX_ABI_VERSION_MAJOR: u32 = 1;
-pub const MAX_ABI_VERSION_MINOR: u32 = 1;
+pub const MAX_ABI_VERSION_MINOR: u32 = 2;
 pub const MAX_ABI_VERSION: u32 = (MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR;
 
 // ---- opaque handles ----
@@ -118,7 +118,7 @@ macro_rules! opaque {
 }
 opaque!(
     max_status_t, max_device_t, max_context_t, max_tensor_t, max_tensor_list_t, max_buffer_t,
-    max_graph_t, max_value_t, max_attrs_t
+    max_graph_t, max_value_t, max_attrs_t, max_compiled_model_t, max_model_t, max_tensor_spec_t
 );
 
 // ---- status ----
@@ -226,6 +226,20 @@ pub type max_op_attr_presence_t = i32;
 pub const MAX_OP_ATTR_REQUIRED: i32 = 0;
 pub const MAX_OP_ATTR_OPTIONAL: i32 = 1;
 pub const MAX_OP_ATTR_DEFAULTED: i32 = 2;
+
+// ---- engine (ABI 1.2) ----
+/// Compile options. Fill with [`max_compile_options_init`] (which sets `struct_size` and the
+/// defaults) before changing fields: the library reads `struct_size` to know which fields
+/// this program knows about.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct max_compile_options_t {
+    pub struct_size: usize,
+    pub enable_fusion: i32,
+    pub enable_constant_folding: i32,
+    pub fold_limit_bytes: u64,
+    pub plan_cache_capacity: i64,
+}
 
 type St = *mut max_status_t;
 
@@ -380,6 +394,35 @@ extern "C" {
     pub fn max_graph_load(path: *const c_char, out_graph: *mut *mut max_graph_t) -> St;
     pub fn max_graph_to_text(graph: *const max_graph_t, out_text: *mut *mut max_buffer_t) -> St;
     pub fn max_graph_to_dot(graph: *const max_graph_t, out_dot: *mut *mut max_buffer_t) -> St;
+
+    // engine (ABI 1.2): compile options, compiled models, tensor specs, models
+    pub fn max_compile_options_init(options: *mut max_compile_options_t, struct_size: usize) -> St;
+    pub fn max_context_compile(context: *mut max_context_t, graph: *const max_graph_t, options: *const max_compile_options_t, out_compiled: *mut *mut max_compiled_model_t) -> St;
+    pub fn max_context_compile_file(context: *mut max_context_t, path: *const c_char, options: *const max_compile_options_t, out_compiled: *mut *mut max_compiled_model_t) -> St;
+    pub fn max_compiled_model_retain(compiled: *mut max_compiled_model_t);
+    pub fn max_compiled_model_release(compiled: *mut max_compiled_model_t);
+    pub fn max_compiled_model_num_inputs(compiled: *const max_compiled_model_t, out_count: *mut usize) -> St;
+    pub fn max_compiled_model_input(compiled: *const max_compiled_model_t, index: usize, out_spec: *mut *mut max_tensor_spec_t) -> St;
+    pub fn max_compiled_model_num_outputs(compiled: *const max_compiled_model_t, out_count: *mut usize) -> St;
+    pub fn max_compiled_model_output(compiled: *const max_compiled_model_t, index: usize, out_spec: *mut *mut max_tensor_spec_t) -> St;
+    pub fn max_compiled_model_num_weights(compiled: *const max_compiled_model_t, out_count: *mut usize) -> St;
+    pub fn max_compiled_model_weight(compiled: *const max_compiled_model_t, index: usize, out_spec: *mut *mut max_tensor_spec_t) -> St;
+
+    pub fn max_tensor_spec_retain(spec: *mut max_tensor_spec_t);
+    pub fn max_tensor_spec_release(spec: *mut max_tensor_spec_t);
+    pub fn max_tensor_spec_name(spec: *const max_tensor_spec_t, out_name: *mut *const c_char) -> St;
+    pub fn max_tensor_spec_dtype(spec: *const max_tensor_spec_t, out_dtype: *mut max_dtype_t) -> St;
+    pub fn max_tensor_spec_rank(spec: *const max_tensor_spec_t, out_rank: *mut usize) -> St;
+    pub fn max_tensor_spec_dim(spec: *const max_tensor_spec_t, axis: usize, out_dim: *mut i64, out_name: *mut *const c_char) -> St;
+    pub fn max_tensor_spec_device(spec: *const max_tensor_spec_t, out_device: *mut *mut max_device_t) -> St;
+
+    pub fn max_model_create(compiled: *mut max_compiled_model_t, weight_names: *const *const c_char, weights: *const *mut max_tensor_t, num_weights: usize, out_model: *mut *mut max_model_t) -> St;
+    pub fn max_model_retain(model: *mut max_model_t);
+    pub fn max_model_release(model: *mut max_model_t);
+    pub fn max_model_compiled_model(model: *const max_model_t, out_compiled: *mut *mut max_compiled_model_t) -> St;
+    pub fn max_model_execute(model: *mut max_model_t, inputs: *const *mut max_tensor_t, num_inputs: usize, out_outputs: *mut *mut max_tensor_list_t) -> St;
+    pub fn max_model_execute_named(model: *mut max_model_t, names: *const *const c_char, inputs: *const *mut max_tensor_t, num_inputs: usize, out_outputs: *mut *mut max_tensor_list_t) -> St;
+    pub fn max_model_reload(model: *mut max_model_t, weight_names: *const *const c_char, weights: *const *mut max_tensor_t, num_weights: usize) -> St;
 }
 
 #[cfg(test)]
@@ -398,6 +441,30 @@ mod tests {
         assert_eq!(size_of::<max_context_options_t>(), 32);
         assert_eq!(size_of::<max_dim_t>(), 16);
         assert_eq!(align_of::<max_dim_t>(), 8);
+        assert_eq!(size_of::<max_compile_options_t>(), 32);
+        assert_eq!(align_of::<max_compile_options_t>(), 8);
+    }
+
+    #[test]
+    fn compile_options_offsets_match_header() {
+        // offsetof() in the header's layout: size_t, int32, int32, uint64, int64.
+        let o: max_compile_options_t = unsafe { std::mem::zeroed() };
+        let base = &o as *const _ as usize;
+        assert_eq!(&o.enable_fusion as *const _ as usize - base, 8);
+        assert_eq!(&o.enable_constant_folding as *const _ as usize - base, 12);
+        assert_eq!(&o.fold_limit_bytes as *const _ as usize - base, 16);
+        assert_eq!(&o.plan_cache_capacity as *const _ as usize - base, 24);
+    }
+
+    #[test]
+    fn compile_options_init_fills_defaults() {
+        let mut o: max_compile_options_t = unsafe { std::mem::zeroed() };
+        let st = unsafe { max_compile_options_init(&mut o, size_of::<max_compile_options_t>()) };
+        assert!(st.is_null(), "max_compile_options_init failed");
+        assert_eq!(o.struct_size, size_of::<max_compile_options_t>());
+        assert_eq!((o.enable_fusion, o.enable_constant_folding), (1, 1));
+        assert_eq!(o.fold_limit_bytes, 1 << 20);
+        assert_eq!(o.plan_cache_capacity, 16);
     }
 
     #[test]

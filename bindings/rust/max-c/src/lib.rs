@@ -1,4 +1,4 @@
-//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.1).
+//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.2).
 //!
 //! * Every fallible call returns [`Result<T>`]; the library's status (code + message) becomes an
 //!   [`Error`] and the status object is always released.
@@ -8,6 +8,8 @@
 //!   `Graph` and `Attrs` are `Send` but not `Sync` (they need external synchronization) and
 //!   are not `Clone` (a retained second handle could be mutated from another thread).
 //! * Graph [`Value`]s borrow their [`Graph`], so they cannot outlive it.
+//! * The engine ([`Context::compile`], [`CompiledModel`], [`Model`]) is `Send + Sync`:
+//!   many threads may execute one model at once.
 //!
 //! Binaries that use this crate need libmax_c at run time; the tests of this crate get an
 //! rpath to the pkg-config libdir (see build.rs). A downstream crate can do the same with
@@ -23,6 +25,9 @@ use std::ptr;
 use std::sync::OnceLock;
 
 pub use max_c_sys as ffi;
+
+mod engine;
+pub use engine::{CompileOptions, CompiledModel, Model, TensorSpec};
 
 // ======================================================================================
 // Errors
@@ -1324,6 +1329,9 @@ mod tests {
         assert_send_sync::<Context>();
         assert_send_sync::<Device>();
         assert_send_sync::<Tensor>();
+        assert_send_sync::<CompiledModel>();
+        assert_send_sync::<Model>();
+        assert_send_sync::<TensorSpec>();
         assert_send::<Graph>();
         assert_send::<Attrs>();
     }

@@ -1,0 +1,562 @@
+package maxc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const (
+	mlpIn     = 4
+	mlpHidden = 8
+)
+
+// mlpGraph is y = relu(x @ w + b) with x float32[batch, 4], weights w float32[4, 8] and
+// b float32[8].
+func mlpGraph(t *testing.T) *Graph {
+	t.Helper()
+	g, err := NewGraph("mlp")
+	must(t, err)
+	x, err := g.AddInput("x", Float32, Sym("batch"), Static(mlpIn))
+	must(t, err)
+	w, err := g.AddWeight("w", Float32, Static(mlpIn), Static(mlpHidden))
+	must(t, err)
+	b, err := g.AddWeight("b", Float32, Static(mlpHidden))
+	must(t, err)
+	y := op1(t, g, "relu", nil, op1(t, g, "add", nil, op1(t, g, "matmul", nil, x, w), b))
+	must(t, g.SetOutputs([]*Value{y}, []string{"y"}))
+	return g
+}
+
+// values are deterministic numbers in [-1, 1) from a small LCG.
+func values(n int, seed uint64) []float32 {
+	s := seed*6364136223846793005 + 1442695040888963407
+	out := make([]float32, n)
+	for i := range out {
+		s = s*6364136223846793005 + 1442695040888963407
+		out[i] = float32(s>>40)/float32(1<<24)*2 - 1
+	}
+	return out
+}
+
+type mlpWeights struct{ w, b []float32 }
+
+func newMLPWeights(seed uint64) mlpWeights {
+	return mlpWeights{w: values(mlpIn*mlpHidden, seed), b: values(mlpHidden, seed+100)}
+}
+
+func (m mlpWeights) tensors(t *testing.T) map[string]*Tensor {
+	t.Helper()
+	w, err := FromFloat32s(m.w, []int64{mlpIn, mlpHidden})
+	must(t, err)
+	b, err := FromFloat32s(m.b, []int64{mlpHidden})
+	must(t, err)
+	return map[string]*Tensor{"w": w, "b": b}
+}
+
+// reference computes relu(x @ w + b) here, row by row.
+func (m mlpWeights) reference(x []float32) []float32 {
+	rows := len(x) / mlpIn
+	y := make([]float32, rows*mlpHidden)
+	for r := 0; r < rows; r++ {
+		for j := 0; j < mlpHidden; j++ {
+			var dot float32
+			for k := 0; k < mlpIn; k++ {
+				dot += x[r*mlpIn+k] * m.w[k*mlpHidden+j]
+			}
+			y[r*mlpHidden+j] = float32(math.Max(float64(dot+m.b[j]), 0))
+		}
+	}
+	return y
+}
+
+func batchOf(t *testing.T, rows int, seed uint64) ([]float32, *Tensor) {
+	t.Helper()
+	x := values(rows*mlpIn, seed)
+	xt, err := FromFloat32s(x, []int64{int64(rows), mlpIn})
+	must(t, err)
+	return x, xt
+}
+
+func assertClose(t *testing.T, got, want []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d values, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if d := math.Abs(float64(got[i] - want[i])); d > 1e-5+1e-5*math.Abs(float64(want[i])) {
+			t.Fatalf("element %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+func newMLPModel(t *testing.T, w mlpWeights, opts *CompileOptions) *Model {
+	t.Helper()
+	ctx, err := NewContext(2)
+	must(t, err)
+	defer ctx.Close() // the compiled model keeps the context alive
+	g := mlpGraph(t)
+	defer g.Close()
+	cm, err := ctx.Compile(g, opts)
+	must(t, err)
+	defer cm.Close()
+	m, err := cm.NewModel(w.tensors(t))
+	must(t, err)
+	return m
+}
+
+// run1 executes and returns the one output's values.
+func run1(t *testing.T, m *Model, inputs ...*Tensor) []float32 {
+	t.Helper()
+	out, err := m.Execute(inputs...)
+	must(t, err)
+	if len(out) != 1 {
+		t.Fatalf("%d outputs", len(out))
+	}
+	defer out[0].Close()
+	v, err := out[0].Float32s()
+	must(t, err)
+	return v
+}
+
+func TestEngineSymbolicBatches(t *testing.T) {
+	w := newMLPWeights(1)
+	m := newMLPModel(t, w, nil)
+	defer m.Close()
+	for _, c := range []struct {
+		rows int
+		seed uint64
+	}{{1, 10}, {7, 11}, {64, 12}, {7, 13}} {
+		x, xt := batchOf(t, c.rows, c.seed)
+		out, err := m.Execute(xt)
+		must(t, err)
+		shape, err := out[0].Shape()
+		must(t, err)
+		if !equal(shape, []int64{int64(c.rows), mlpHidden}) {
+			t.Fatalf("batch %d: shape %v", c.rows, shape)
+		}
+		got, err := out[0].Float32s()
+		must(t, err)
+		assertClose(t, got, w.reference(x))
+		back, err := xt.Float32s()
+		must(t, err)
+		assertClose(t, back, x) // inputs are only read
+		out[0].Close()
+		xt.Close()
+	}
+}
+
+func TestEngineCompileOptionsKeepResults(t *testing.T) {
+	w := newMLPWeights(2)
+	fused := newMLPModel(t, w, nil)
+	defer fused.Close()
+	plain := newMLPModel(t, w, &CompileOptions{DisableFusion: true, DisableConstantFolding: true,
+		FoldLimitBytes: 1, PlanCacheCapacity: 1})
+	defer plain.Close()
+	for _, rows := range []int{3, 5, 3} {
+		_, xt := batchOf(t, rows, uint64(rows))
+		assertClose(t, run1(t, plain, xt), run1(t, fused, xt))
+		xt.Close()
+	}
+	ctx, err := NewContext(1)
+	must(t, err)
+	defer ctx.Close()
+	g := mlpGraph(t)
+	defer g.Close()
+	_, err = ctx.Compile(g, &CompileOptions{PlanCacheCapacity: -1})
+	if e := asError(t, err); e.Code != CodeInvalidArgument {
+		t.Fatal(e)
+	}
+}
+
+func TestEngineMetadata(t *testing.T) {
+	ctx, err := NewContext(1)
+	must(t, err)
+	defer ctx.Close()
+	g := mlpGraph(t)
+	defer g.Close()
+	cm, err := ctx.Compile(g, nil)
+	must(t, err)
+	defer cm.Close()
+
+	inputs, err := cm.Inputs()
+	must(t, err)
+	if len(inputs) != 1 {
+		t.Fatalf("%d inputs", len(inputs))
+	}
+	x := inputs[0]
+	if x.Name != "x" || x.DType != Float32 || x.Rank() != 2 || x.Device != CPURef() {
+		t.Fatalf("input spec %+v", x)
+	}
+	if x.Dims[0].IsStatic() || x.Dims[0].String() != "batch" || x.Dims[1] != Static(4) {
+		t.Fatalf("dims %v", x.Dims)
+	}
+	if !equal(x.Shape(), []int64{-1, 4}) {
+		t.Fatalf("shape %v: a symbolic dim is unknown (-1)", x.Shape())
+	}
+	if names := x.DimNames(); names[0] != "batch" || names[1] != "" {
+		t.Fatalf("dim names %q", names)
+	}
+	if x.String() != "x: [batch, 4] float32" {
+		t.Fatal(x.String())
+	}
+
+	outputs, err := cm.Outputs()
+	must(t, err)
+	if len(outputs) != 1 || outputs[0].Name != "y" || !equal(outputs[0].Shape(), []int64{-1, mlpHidden}) ||
+		outputs[0].DimNames()[0] != "batch" {
+		t.Fatalf("outputs %v", outputs)
+	}
+
+	weights, err := cm.Weights()
+	must(t, err)
+	byName := map[string]TensorSpec{}
+	for _, s := range weights {
+		byName[s.Name] = s
+	}
+	if len(byName) != 2 || !equal(byName["w"].Shape(), []int64{4, 8}) || !equal(byName["b"].Shape(), []int64{8}) {
+		t.Fatalf("weights %v", weights)
+	}
+
+	m, err := NewModel(cm, newMLPWeights(3).tensors(t))
+	must(t, err)
+	defer m.Close()
+	in2, err := m.InputMetadata()
+	must(t, err)
+	out2, err := m.OutputMetadata()
+	must(t, err)
+	if in2[0].String() != x.String() || out2[0].String() != outputs[0].String() {
+		t.Fatalf("model metadata %v %v", in2, out2)
+	}
+}
+
+// pairModel is x + y with x, y float32[batch, 2], which share the symbol batch.
+func pairModel(t *testing.T) *Model {
+	t.Helper()
+	g, err := NewGraph("pair")
+	must(t, err)
+	defer g.Close()
+	x, err := g.AddInput("x", Float32, Sym("batch"), Static(2))
+	must(t, err)
+	y, err := g.AddInput("y", Float32, Sym("batch"), Static(2))
+	must(t, err)
+	must(t, g.SetOutputs([]*Value{op1(t, g, "add", nil, x, y)}, nil))
+	ctx, err := NewContext(1)
+	must(t, err)
+	defer ctx.Close()
+	cm, err := ctx.Compile(g, nil)
+	must(t, err)
+	defer cm.Close()
+	m, err := cm.NewModel(nil)
+	must(t, err)
+	return m
+}
+
+func TestEngineExecuteNamed(t *testing.T) {
+	m := pairModel(t)
+	defer m.Close()
+	a, err := FromFloat32s([]float32{1, 2, 3, 4, 5, 6}, []int64{3, 2})
+	must(t, err)
+	b, err := FromFloat32s([]float32{10, 20, 30, 40, 50, 60}, []int64{3, 2})
+	must(t, err)
+	want := []float32{11, 22, 33, 44, 55, 66}
+	assertClose(t, run1(t, m, a, b), want)
+	out, err := m.ExecuteNamed(map[string]*Tensor{"y": b, "x": a})
+	must(t, err)
+	got, err := out[0].Float32s()
+	must(t, err)
+	assertClose(t, got, want)
+
+	_, err = m.ExecuteNamed(map[string]*Tensor{"x": a, "nope": b})
+	if e := asError(t, err); e.Code != CodeNotFound || !strings.Contains(e.Message, "nope") {
+		t.Fatal(e)
+	}
+	_, err = m.ExecuteNamed(map[string]*Tensor{"x": a})
+	if e := asError(t, err); e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "'y'") {
+		t.Fatal(e)
+	}
+	_, err = m.ExecuteNamed(map[string]*Tensor{"x": a, "y": nil})
+	if e := asError(t, err); !strings.Contains(e.Message, `"y"`) {
+		t.Fatal(e)
+	}
+	assertClose(t, run1(t, m, a, b), want)
+}
+
+func TestEngineReload(t *testing.T) {
+	first, second := newMLPWeights(4), newMLPWeights(5)
+	m := newMLPModel(t, first, nil)
+	defer m.Close()
+	x, xt := batchOf(t, 4, 20)
+	before := run1(t, m, xt)
+	assertClose(t, before, first.reference(x))
+
+	must(t, m.Reload(second.tensors(t)))
+	after := run1(t, m, xt)
+	assertClose(t, after, second.reference(x))
+	if fmt.Sprint(before) == fmt.Sprint(after) {
+		t.Fatal("reload did not change the results")
+	}
+
+	// Only the named weights change.
+	must(t, m.Reload(map[string]*Tensor{"b": first.tensors(t)["b"]}))
+	mixed := mlpWeights{w: second.w, b: first.b}
+	assertClose(t, run1(t, m, xt), mixed.reference(x))
+
+	// A failing reload changes nothing.
+	wrong, err := Zeros(Float32, []int64{8, 4})
+	must(t, err)
+	err = m.Reload(map[string]*Tensor{"w": wrong, "b": second.tensors(t)["b"]})
+	if e := asError(t, err); e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "'w'") {
+		t.Fatal(e)
+	}
+	assertClose(t, run1(t, m, xt), mixed.reference(x))
+}
+
+func TestEngineWeightErrors(t *testing.T) {
+	ctx, err := NewContext(1)
+	must(t, err)
+	defer ctx.Close()
+	g := mlpGraph(t)
+	defer g.Close()
+	cm, err := ctx.Compile(g, nil)
+	must(t, err)
+	defer cm.Close()
+	ws := newMLPWeights(6).tensors(t)
+	_, err = cm.NewModel(map[string]*Tensor{"w": ws["w"]})
+	if e := asError(t, err); e.Code != CodeNotFound || !strings.Contains(e.Message, "'b'") {
+		t.Fatal(e)
+	}
+	extra, err := Zeros(Float32, []int64{3})
+	must(t, err)
+	_, err = cm.NewModel(map[string]*Tensor{"w": ws["w"], "b": ws["b"], "extra": extra})
+	if e := asError(t, err); e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "extra") {
+		t.Fatal(e)
+	}
+	b64, err := Zeros(Float64, []int64{8})
+	must(t, err)
+	_, err = cm.NewModel(map[string]*Tensor{"w": ws["w"], "b": b64})
+	if e := asError(t, err); e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "float64") {
+		t.Fatal(e)
+	}
+	// Weights may be closed once bound: the model holds its own reference.
+	m, err := cm.NewModel(ws)
+	must(t, err)
+	defer m.Close()
+	ws["w"].Close()
+	ws["b"].Close()
+	_, xt := batchOf(t, 2, 1)
+	run1(t, m, xt)
+}
+
+func TestEngineBadInputs(t *testing.T) {
+	w := newMLPWeights(7)
+	m := newMLPModel(t, w, nil)
+	defer m.Close()
+	x, good := batchOf(t, 2, 30)
+	want := w.reference(x)
+	f64, err := Zeros(Float64, []int64{2, 4})
+	must(t, err)
+	rank1, err := Zeros(Float32, []int64{8})
+	must(t, err)
+	dim5, err := Zeros(Float32, []int64{2, 5})
+	must(t, err)
+	closed, err := Zeros(Float32, []int64{2, 4})
+	must(t, err)
+	closed.Close()
+	cases := []struct {
+		what   string
+		inputs []*Tensor
+		code   int32
+		detail string
+	}{
+		{"dtype", []*Tensor{f64}, CodeInvalidArgument, "float64"},
+		{"rank", []*Tensor{rank1}, CodeInvalidArgument, "rank"},
+		{"static dim", []*Tensor{dim5}, CodeInvalidArgument, "5"},
+		{"too few", nil, CodeInvalidArgument, "(x)"},
+		{"too many", []*Tensor{good, good}, CodeInvalidArgument, "got 2"},
+		{"nil", []*Tensor{nil}, CodeFailedPrecondition, "input 0"},
+		{"closed", []*Tensor{closed}, CodeFailedPrecondition, "input 0"},
+	}
+	for _, c := range cases {
+		_, err := m.Execute(c.inputs...)
+		e := asError(t, err)
+		if e.Code != c.code || !strings.Contains(e.Message, c.detail) {
+			t.Fatalf("%s: %v", c.what, e)
+		}
+		if c.code == CodeInvalidArgument && !strings.Contains(e.Message, "'x'") && !strings.Contains(e.Message, "(x)") {
+			t.Fatalf("%s: the message does not name the input: %v", c.what, e)
+		}
+		assertClose(t, run1(t, m, good), want)
+	}
+}
+
+func TestEngineCompileErrorsAndFiles(t *testing.T) {
+	ctx, err := NewContext(1)
+	must(t, err)
+	defer ctx.Close()
+	empty, err := NewGraph("no_outputs")
+	must(t, err)
+	defer empty.Close()
+	_, err = empty.AddInput("x", Float32, Static(2))
+	must(t, err)
+	_, err = ctx.Compile(empty, nil)
+	if e := asError(t, err); e.Code != CodeInvalidArgument {
+		t.Fatal(e)
+	}
+	_, err = ctx.CompileFile("/nonexistent/absent.maxg", nil)
+	if !errors.Is(err, &Error{Code: CodeNotFound}) || !strings.Contains(err.Error(), "absent.maxg") {
+		t.Fatal(err)
+	}
+
+	path := filepath.Join(t.TempDir(), "mlp.maxg")
+	g := mlpGraph(t)
+	must(t, g.Save(path))
+	g.Close()
+	cm, err := ctx.CompileFile(path, nil)
+	must(t, err)
+	defer cm.Close()
+	w := newMLPWeights(8)
+	m, err := cm.NewModel(w.tensors(t))
+	must(t, err)
+	defer m.Close()
+	x, xt := batchOf(t, 3, 40)
+	assertClose(t, run1(t, m, xt), w.reference(x))
+	os.Remove(path)
+
+	// Closed handles give errors, never crashes.
+	closedCtx, err := NewContext(1)
+	must(t, err)
+	closedCtx.Close()
+	if _, err := closedCtx.Compile(mlpGraph(t), nil); err == nil {
+		t.Fatal("compile on a closed context")
+	}
+	cm.Close()
+	cm.Close()
+	if _, err := cm.Inputs(); err == nil {
+		t.Fatal("inputs of a closed compiled model")
+	}
+	m.Close()
+	m.Close()
+	if _, err := m.Execute(xt); !errors.Is(err, &Error{Code: CodeFailedPrecondition}) {
+		t.Fatal(err)
+	}
+	if err := m.Reload(nil); err == nil {
+		t.Fatal("reload of a closed model")
+	}
+}
+
+func TestEngineConcurrentExecutes(t *testing.T) {
+	const goroutines, runs = 8, 200
+	m := newMLPModel(t, newMLPWeights(9), nil)
+	defer m.Close()
+	// Each goroutine its own batch size, so plans for several shapes are in use at once.
+	inputs := make([]*Tensor, goroutines)
+	expected := make([][]float32, goroutines)
+	for i := range inputs {
+		_, inputs[i] = batchOf(t, 1+3*i, 50+uint64(i))
+		expected[i] = run1(t, m, inputs[i])
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for i := 0; i < goroutines; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for r := 0; r < runs; r++ {
+				if err := executeSame(m, inputs[i], expected[i]); err != nil {
+					errs <- fmt.Errorf("goroutine %d run %d: %w", i, r, err)
+					return
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// executeSame runs m on x and checks the result is bit-for-bit want.
+func executeSame(m *Model, x *Tensor, want []float32) error {
+	out, err := m.Execute(x)
+	if err != nil {
+		return err
+	}
+	defer out[0].Close()
+	got, err := out[0].Float32s()
+	if err != nil {
+		return err
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return fmt.Errorf("element %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+// Reload and Close may race with running Executes: every result is computed with either the
+// old or the new weights, and after Close the calls fail cleanly.
+func TestEngineReloadAndCloseWhileExecuting(t *testing.T) {
+	first, second := newMLPWeights(21), newMLPWeights(22)
+	m := newMLPModel(t, first, nil)
+	x, xt := batchOf(t, 5, 23)
+	old, fresh := first.reference(x), second.reference(x)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	start := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for {
+				out, err := m.Execute(xt)
+				if err != nil {
+					if !errors.Is(err, &Error{Code: CodeFailedPrecondition}) {
+						errs <- err
+					}
+					return // closed
+				}
+				got, _ := out[0].Float32s()
+				out[0].Close()
+				if !near(got, old) && !near(got, fresh) {
+					errs <- fmt.Errorf("a result from neither set of weights: %v", got[:4])
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	for i := 0; i < 20; i++ {
+		w := first
+		if i%2 == 0 {
+			w = second
+		}
+		must(t, m.Reload(w.tensors(t)))
+	}
+	must(t, m.Close())
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func near(got, want []float32) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if math.Abs(float64(got[i]-want[i])) > 1e-5+1e-5*math.Abs(float64(want[i])) {
+			return false
+		}
+	}
+	return true
+}

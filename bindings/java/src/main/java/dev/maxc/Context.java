@@ -1,0 +1,160 @@
+package dev.maxc;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.PointerByReference;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An inference context (MAX's InferenceSession): the devices models run on and their thread
+ * team. It compiles graphs into {@link CompiledModel}s; {@link #load} also binds weights.
+ *
+ * <p>The caller owns a context and closes it; compiled models and models keep it alive in C, so
+ * closing it early is safe. Thread-safe.
+ */
+public final class Context extends NativeHandle {
+  private Context(Pointer peer) {
+    super("Context", peer, MaxLibrary.lib()::max_context_release);
+  }
+
+  /**
+   * A context on the CPU with one thread per available core.
+   *
+   * @throws MaxException on failure
+   */
+  public static Context create() {
+    return create(0);
+  }
+
+  /**
+   * A context on the CPU with {@code numThreads} threads (0: one per available core).
+   *
+   * @throws MaxException INVALID_ARGUMENT for a negative count
+   */
+  public static Context create(int numThreads) {
+    return create(numThreads, new Device[0]);
+  }
+
+  /**
+   * A context on {@code devices} (none: the CPU alone) with {@code numThreads} threads (0: one
+   * per core). The context takes its own references to the devices.
+   *
+   * @throws MaxException INVALID_ARGUMENT for a negative count; FAILED_PRECONDITION for a closed device
+   */
+  public static Context create(int numThreads, Device... devices) {
+    MaxC lib = MaxLibrary.lib();
+    MaxC.ContextOptions opts = new MaxC.ContextOptions();
+    Status.check(lib.max_context_options_init(opts, new SizeT(opts.size())));
+    opts.num_threads = numThreads;
+    List<Device> held = new ArrayList<>();
+    Memory list = null;
+    try {
+      if (devices.length > 0) {
+        list = new Memory((long) Native.POINTER_SIZE * devices.length);
+        for (int i = 0; i < devices.length; i++) {
+          list.setPointer((long) Native.POINTER_SIZE * i, devices[i].acquire("Context.create"));
+          held.add(devices[i]);
+        }
+        opts.devices = list;
+        opts.num_devices = new SizeT(devices.length);
+      }
+      PointerByReference out = new PointerByReference();
+      Status.check(lib.max_context_create(opts, out));
+      return new Context(out.getValue());
+    } finally {
+      for (Device d : held) d.release();
+      if (list != null) list.close();
+    }
+  }
+
+  /**
+   * The size of the thread team.
+   *
+   * @throws MaxException when closed
+   */
+  public int numThreads() {
+    return with("numThreads", p -> {
+      IntByReference out = new IntByReference();
+      Status.check(MaxLibrary.lib().max_context_num_threads(p, out));
+      return out.getValue();
+    });
+  }
+
+  /**
+   * The context's devices; the caller owns (and should close) each.
+   *
+   * @throws MaxException when closed
+   */
+  public List<Device> devices() {
+    return with("devices", p -> {
+      SizeTByReference n = new SizeTByReference();
+      Status.check(MaxLibrary.lib().max_context_num_devices(p, n));
+      List<Device> out = new ArrayList<>();
+      for (long i = 0; i < n.getValue(); i++) {
+        PointerByReference d = new PointerByReference();
+        Status.check(MaxLibrary.lib().max_context_device(p, new SizeT(i), d));
+        out.add(new Device(d.getValue()));
+      }
+      return out;
+    });
+  }
+
+  /** Compiles {@code graph} with default options. See {@link #compile(Graph, CompileOptions)}. */
+  public CompiledModel compile(Graph graph) {
+    return compile(graph, null);
+  }
+
+  /**
+   * Compiles {@code graph} (read, not kept: it may be changed or closed afterwards). The caller
+   * owns the result. Thread-safe for distinct graphs; the graph is locked during the call.
+   *
+   * @throws MaxException INVALID_ARGUMENT for a graph that does not verify or has no outputs;
+   *     UNIMPLEMENTED naming an op without a CPU kernel
+   */
+  public CompiledModel compile(Graph graph, CompileOptions options) {
+    MaxC.CompileOptions native_ = options == null ? null : options.toNative();
+    return with("compile", c -> graph.locked("compile", g -> {
+      PointerByReference out = new PointerByReference();
+      Status.check(MaxLibrary.lib().max_context_compile(c, g, native_, out));
+      return new CompiledModel(out.getValue());
+    }));
+  }
+
+  /**
+   * Compiles a MAXG file. The caller owns the result.
+   *
+   * @throws MaxException NOT_FOUND for a missing file, DATA_LOSS for a corrupt one, and as
+   *     {@link #compile(Graph, CompileOptions)}
+   */
+  public CompiledModel compileFile(Path path, CompileOptions options) {
+    MaxC.CompileOptions native_ = options == null ? null : options.toNative();
+    return with("compileFile", c -> {
+      PointerByReference out = new PointerByReference();
+      Status.check(MaxLibrary.lib().max_context_compile_file(c, path.toString(), native_, out));
+      return new CompiledModel(out.getValue());
+    });
+  }
+
+  /**
+   * Compiles {@code graph} and binds {@code weights} by name (MAX's InferenceSession.load). The
+   * intermediate compiled model is released (the model keeps it alive); the caller owns the model.
+   *
+   * @throws MaxException as {@link #compile(Graph, CompileOptions)} and
+   *     {@link CompiledModel#createModel(Map)}
+   */
+  public Model load(Graph graph, Map<String, Tensor> weights) {
+    try (CompiledModel compiled = compile(graph)) {
+      return compiled.createModel(weights);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return isClosed() ? "Context(<closed>)" : "Context(numThreads=" + numThreads() + ")";
+  }
+}

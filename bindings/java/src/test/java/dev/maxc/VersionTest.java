@@ -1,0 +1,59 @@
+package dev.maxc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.jna.Native;
+import org.junit.jupiter.api.Test;
+
+class VersionTest {
+  @Test
+  void libraryServesTheHeaderVersion() {
+    int lib = MaxLibrary.abiVersion();
+    int header = MaxLibrary.headerAbiVersion();
+    assertEquals(header >>> 16, lib >>> 16, "major");
+    assertTrue((lib & 0xFFFF) >= (header & 0xFFFF), "library " + MaxLibrary.formatVersion(lib) + " is older");
+    assertEquals((1 << 16) | 2, header);
+    assertEquals("1.2", MaxLibrary.formatVersion(header));
+    assertTrue(MaxLibrary.versionString().matches("\\d+\\.\\d+\\.\\d+.*"), MaxLibrary.versionString());
+    assertFalse(MaxLibrary.origin().isEmpty());
+  }
+
+  @Test
+  void checkAbiAcceptsThisHeaderAndRefusesNewerOnes() {
+    MaxLibrary.checkAbi(MaxC.ABI_VERSION);
+    MaxLibrary.checkAbi(1 << 16); // 1.0: an older client is served
+    MaxException newer = assertThrows(MaxException.class, () -> MaxLibrary.checkAbi((1 << 16) | 999));
+    assertEquals(StatusCode.FAILED_PRECONDITION, newer.code());
+    assertEquals("FAILED_PRECONDITION", newer.codeName());
+    assertTrue(newer.statusMessage().contains("1.999"), newer.getMessage());
+    MaxException otherMajor = assertThrows(MaxException.class, () -> MaxLibrary.checkAbi(2 << 16));
+    assertEquals(StatusCode.FAILED_PRECONDITION, otherMajor.code());
+  }
+
+  @Test
+  void sizeTMatchesThePlatform() {
+    // 64-bit Linux: size_t is 8 bytes, and the structs built on it have the C layout.
+    assertEquals(Native.POINTER_SIZE, Native.SIZE_T_SIZE);
+    assertEquals(8 + 4 + 4 + 8 + 8, new MaxC.CompileOptions().size());
+    assertEquals(8 + 8 + 8 + 4 + 4, new MaxC.ContextOptions().size());
+    assertEquals(16, new MaxC.MaxDim().size());
+    assertThrows(IllegalArgumentException.class, () -> new SizeT(-1));
+  }
+
+  @Test
+  void logLevelRoundTripsAndRejectsBadLevels() {
+    int before = MaxLibrary.logLevel();
+    try {
+      MaxLibrary.setLogLevel(1);
+      assertEquals(1, MaxLibrary.logLevel());
+      MaxException e = assertThrows(MaxException.class, () -> MaxLibrary.setLogLevel(42));
+      assertEquals(StatusCode.INVALID_ARGUMENT, e.code());
+      assertEquals(1, MaxLibrary.logLevel());
+    } finally {
+      MaxLibrary.setLogLevel(before);
+    }
+  }
+}

@@ -1,0 +1,436 @@
+"""max_c.engine: compiling and running graphs (MAX's max.engine).
+
+    session = InferenceSession()
+    model = session.load(graph, weights_registry={"w": w})
+    out = model.execute(x)[0].to_numpy()
+
+InferenceSession wraps a max_context (the devices and the thread team), Model a max_model
+(a compiled model with its weights bound). Models are thread-safe: many Python threads may
+execute one model at once (ctypes releases the GIL during the call).
+"""
+import ctypes
+import numbers
+import os
+from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p
+from typing import Iterable, List, Mapping, Optional, Sequence
+
+import numpy as np
+
+from . import _errors
+from ._errors import check
+from ._lib import lib, max_compile_options_t, max_context_options_t, missing_engine
+from .driver import Device, Tensor, _borrow_numpy, _Handle
+from .dtype import DType
+from .graph import Graph
+
+
+def _require_engine():
+    # The driver and graph modules load without the engine symbols; the engine cannot.
+    if missing_engine:
+        raise _errors.MaxRuntimeError(
+            f"the loaded libmax_c lacks the engine (ABI 1.2) symbols {', '.join(missing_engine)}",
+            _errors.UNIMPLEMENTED)
+
+
+# ---- TensorSpec ------------------------------------------------------------------------------
+
+
+class TensorSpec:
+    """The name, dtype, shape and device of a model input, output or weight (MAX's TensorSpec).
+
+    shape is a list with an int per static dim and None per symbolic (dynamic) dim, as in MAX;
+    dim_names holds the symbol's text ("batch", "seq + 1") at those axes and None elsewhere.
+    """
+
+    __slots__ = ("name", "dtype", "shape", "dim_names", "device")
+
+    def __init__(self, shape: Sequence[Optional[int]], dtype: DType, name: str,
+                 device: Optional[Device] = None, dim_names: Optional[Sequence] = None):
+        self.shape = list(shape)
+        self.dtype = dtype
+        self.name = name
+        self.device = device
+        self.dim_names = list(dim_names) if dim_names is not None else [None] * len(self.shape)
+
+    @classmethod
+    def _read(cls, spec_ptr) -> "TensorSpec":
+        """Copies a max_tensor_spec_t into Python values (the caller releases the handle)."""
+        name, dtype, rank = c_char_p(), c_int32(), c_size_t()
+        check(lib.max_tensor_spec_name(spec_ptr, byref(name)))
+        check(lib.max_tensor_spec_dtype(spec_ptr, byref(dtype)))
+        check(lib.max_tensor_spec_rank(spec_ptr, byref(rank)))
+        shape, names = [], []
+        for axis in range(rank.value):
+            dim, text = c_int64(), c_char_p()
+            check(lib.max_tensor_spec_dim(spec_ptr, axis, byref(dim), byref(text)))
+            symbolic = dim.value < 0
+            shape.append(None if symbolic else dim.value)
+            names.append(text.value.decode() if symbolic and text.value else None)
+        dev = c_void_p()
+        check(lib.max_tensor_spec_device(spec_ptr, byref(dev)))
+        return cls(shape, DType(dtype.value), name.value.decode(), Device._wrap(dev.value), names)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def dims(self) -> list:
+        """The shape as max_c.graph writes it: ints, and the symbol text where symbolic."""
+        return [n if d is None else d for d, n in zip(self.shape, self.dim_names)]
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (
+            self.name, self.dtype, self.shape, self.dim_names) == (
+            other.name, other.dtype, other.shape, other.dim_names)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
+
+
+def _read_specs(compiled_ptr, count_fn, get_fn) -> List[TensorSpec]:
+    n = c_size_t()
+    check(count_fn(compiled_ptr, byref(n)))
+    specs = []
+    for i in range(n.value):
+        out = c_void_p()
+        check(get_fn(compiled_ptr, i, byref(out)))
+        try:
+            specs.append(TensorSpec._read(out.value))
+        finally:
+            lib.max_tensor_spec_release(out.value)
+    return specs
+
+
+# ---- argument conversion ---------------------------------------------------------------------
+
+
+def _scalar_array(value, spec: Optional[TensorSpec]) -> np.ndarray:
+    if spec is not None:
+        try:
+            return np.asarray(value, dtype=spec.dtype.to_numpy())
+        except ValueError:
+            pass  # no numpy dtype (bfloat16, float8): let the engine report the mismatch
+    return np.asarray(value)
+
+
+class _Args:
+    """Input or weight tensors as a C array of handles; releases the ones it made when done.
+
+    driver.Tensors pass as they are; numpy arrays are borrowed without a copy when contiguous
+    (as raw handles: no Tensor wrapper for a tensor that lives one call); other DLPack
+    producers (torch, jax, ...) are imported through DLPack; Python and numpy scalars become
+    rank-0 tensors of the spec's dtype (MAX's int | float | bool | generic)."""
+
+    def __init__(self):
+        self.ptrs = []
+        self._temps = []  # handles we own
+        self._imports = []  # Tensors we made from DLPack producers
+
+    def add(self, value, spec: Optional[TensorSpec], what: str) -> None:
+        try:
+            self.ptrs.append(self._handle(value, spec, what))
+        except _errors.MaxError as e:
+            raise type(e)(f"{what}: {e.message}", e.code) from None
+
+    def _handle(self, value, spec, what):
+        if isinstance(value, Tensor):
+            return value._h
+        if isinstance(value, (bool, numbers.Number, np.generic)):
+            value = _scalar_array(value, spec)
+        if isinstance(value, np.ndarray):
+            h = _borrow_numpy(value)
+            self._temps.append(h)
+            return h
+        if hasattr(value, "__dlpack__"):
+            t = Tensor.from_dlpack(value)
+            self._imports.append(t)
+            return t._h
+        raise TypeError(f"{what}: cannot take a value of type {type(value).__name__} (give a "
+                        "driver.Tensor, a numpy array, a DLPack-capable array or a scalar)")
+
+    def __len__(self):
+        return len(self.ptrs)
+
+    def handles(self):
+        return (c_void_p * max(len(self.ptrs), 1))(*self.ptrs)
+
+    def close(self) -> None:
+        # The engine retains what it keeps (weights, outputs that alias an input); our
+        # references can go now rather than at the next garbage collection.
+        for h in self._temps:
+            lib.max_tensor_release(h)
+        for t in self._imports:
+            t.close()
+        self._temps, self._imports = [], []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _names_array(names: Sequence[str]):
+    return (c_char_p * max(len(names), 1))(*[n.encode() for n in names])
+
+
+def _tensor_list(list_ptr) -> List[Tensor]:
+    try:
+        n = c_size_t()
+        check(lib.max_tensor_list_size(list_ptr, byref(n)))
+        out = []
+        for i in range(n.value):
+            t = c_void_p()
+            check(lib.max_tensor_list_get(list_ptr, i, byref(t)))
+            out.append(Tensor._wrap(t.value))
+        return out
+    finally:
+        lib.max_tensor_list_release(list_ptr)
+
+
+def _weights_args(weights_registry: Optional[Mapping], specs: List[TensorSpec]):
+    """(names array, _Args) for a registry {name: array}; names are checked by the engine."""
+    registry = dict(weights_registry or {})
+    by_name = {s.name: s for s in specs}
+    names = [str(k) for k in registry]
+    args = _Args()
+    try:
+        for name, value in zip(names, registry.values()):
+            args.add(value, by_name.get(name), f"weight '{name}'")
+    except BaseException:
+        args.close()
+        raise
+    return _names_array(names), args, len(args)
+
+
+# ---- Model -----------------------------------------------------------------------------------
+
+
+class Model(_Handle):
+    """A loaded model that you can execute (MAX's max.engine.Model). Do not construct it:
+    InferenceSession.load makes it."""
+
+    _kind = "Model"
+    _release = staticmethod(lib.max_model_release) if not missing_engine else None
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("Model is created by InferenceSession.load")
+
+    @classmethod
+    def _create(cls, compiled_ptr, weights_registry) -> "Model":
+        self = object.__new__(cls)
+        self._inputs = _read_specs(compiled_ptr, lib.max_compiled_model_num_inputs,
+                                   lib.max_compiled_model_input)
+        self._outputs = _read_specs(compiled_ptr, lib.max_compiled_model_num_outputs,
+                                    lib.max_compiled_model_output)
+        self._weights = _read_specs(compiled_ptr, lib.max_compiled_model_num_weights,
+                                    lib.max_compiled_model_weight)
+        self._input_index = {s.name: i for i, s in enumerate(self._inputs)}
+        names, args, n = _weights_args(weights_registry, self._weights)
+        with args:
+            out = c_void_p()
+            check(lib.max_model_create(compiled_ptr, names, args.handles(), n, byref(out)))
+        self._adopt(out.value)
+        return self
+
+    # ---- metadata -------------------------------------------------------------------------
+
+    @property
+    def input_metadata(self) -> List[TensorSpec]:
+        """The inputs, in order, as TensorSpecs (None in shape for dynamic dims)."""
+        return list(self._inputs)
+
+    @property
+    def output_metadata(self) -> List[TensorSpec]:
+        """The outputs, in order, as TensorSpecs."""
+        return list(self._outputs)
+
+    @property
+    def weights_metadata(self) -> List[TensorSpec]:
+        """The weights the graph declares (what load and reload take by name)."""
+        return list(self._weights)
+
+    @property
+    def input_devices(self) -> List[Device]:
+        return [s.device for s in self._inputs]
+
+    @property
+    def output_devices(self) -> List[Device]:
+        return [s.device for s in self._outputs]
+
+    @property
+    def devices(self) -> List[Device]:
+        seen = []
+        for d in self.input_devices + self.output_devices:
+            if d not in seen:
+                seen.append(d)
+        return seen
+
+    # ---- execution ------------------------------------------------------------------------
+
+    def execute(self, *args) -> List[Tensor]:
+        """Runs the model on positional inputs (driver.Tensor, numpy arrays or other DLPack
+        arrays, and Python or numpy scalars for rank-0 inputs) and returns the outputs as
+        new driver.Tensors. Inputs are only read. Bad inputs raise ValueError naming the input;
+        the model stays usable."""
+        h = self._h
+        with _Args() as inputs:
+            for i, value in enumerate(args):
+                spec = self._inputs[i] if i < len(self._inputs) else None
+                inputs.add(value, spec, _input_label(i, spec))
+            out = c_void_p()
+            check(lib.max_model_execute(h, inputs.handles(), len(inputs), byref(out)))
+        return _tensor_list(out.value)
+
+    def __call__(self, *args, **kwargs) -> List[Tensor]:
+        """execute() with keyword arguments as named inputs; positional arguments fill the
+        first inputs in order."""
+        if not kwargs:
+            return self.execute(*args)
+        named = {}
+        for i, value in enumerate(args):
+            if i >= len(self._inputs):
+                raise _errors.MaxValueError(
+                    f"the model takes {len(self._inputs)} input(s), {len(args)} were given "
+                    "positionally", _errors.INVALID_ARGUMENT)
+            named[self._inputs[i].name] = value
+        for name, value in kwargs.items():
+            if name in named:
+                raise TypeError(f"input '{name}' is given both by position and by name")
+            named[name] = value
+        return self._execute_named(named)
+
+    def _execute_named(self, named: Mapping) -> List[Tensor]:
+        h = self._h
+        names = list(named)
+        with _Args() as inputs:
+            for name in names:
+                i = self._input_index.get(name)
+                spec = self._inputs[i] if i is not None else None
+                inputs.add(named[name], spec, f"input '{name}'")
+            out = c_void_p()
+            check(lib.max_model_execute_named(h, _names_array(names), inputs.handles(),
+                                              len(names), byref(out)))
+        return _tensor_list(out.value)
+
+    def reload(self, weights_registry: Mapping, /) -> None:
+        """Replaces the named weights in place, without recompiling; the others stay. Nothing
+        changes when a weight is rejected. Executions already running finish with the old
+        weights."""
+        h = self._h
+        names, args, n = _weights_args(weights_registry, self._weights)
+        with args:
+            check(lib.max_model_reload(h, names, args.handles(), n))
+
+    def __repr__(self):
+        if self.closed:
+            return "Model(<closed>)"
+        ins = ", ".join(f"{s.name}: {s.dtype.name}[{', '.join(map(str, s.dims))}]"
+                        for s in self._inputs)
+        return f"Model(inputs=[{ins}], outputs={len(self._outputs)})"
+
+
+def _input_label(i: int, spec: Optional[TensorSpec]) -> str:
+    return f"input {i} ('{spec.name}')" if spec is not None else f"input {i}"
+
+
+# ---- InferenceSession ------------------------------------------------------------------------
+
+
+class InferenceSession(_Handle):
+    """Loads and runs models (MAX's max.engine.InferenceSession).
+
+    devices: the devices to run on (default: the host CPU only). num_threads: the size of the
+    thread team models run on (default: one per available core)."""
+
+    _kind = "InferenceSession"
+    _release = staticmethod(lib.max_context_release)
+
+    def __init__(self, devices: Optional[Iterable[Device]] = None,
+                 num_threads: Optional[int] = None, *, custom_extensions=None):
+        _require_engine()
+        if custom_extensions:
+            raise _errors.MaxRuntimeError("custom extensions are not supported by max_c",
+                                          _errors.UNIMPLEMENTED)
+        devices = list(devices) if devices is not None else []
+        opts = max_context_options_t()
+        check(lib.max_context_options_init(byref(opts), ctypes.sizeof(opts)))
+        handles = (c_void_p * max(len(devices), 1))(*[d._h for d in devices])
+        opts.devices = ctypes.cast(handles, POINTER(c_void_p)) if devices else None
+        opts.num_devices = len(devices)
+        if num_threads is not None:
+            opts.num_threads = int(num_threads)
+        out = c_void_p()
+        check(lib.max_context_create(byref(opts), byref(out)))
+        self._adopt(out.value)
+
+    @property
+    def devices(self) -> List[Device]:
+        """The devices models of this session run on."""
+        h = self._h
+        n = c_size_t()
+        check(lib.max_context_num_devices(h, byref(n)))
+        devs = []
+        for i in range(n.value):
+            d = c_void_p()
+            check(lib.max_context_device(h, i, byref(d)))
+            devs.append(Device._wrap(d.value))
+        return devs
+
+    @property
+    def num_threads(self) -> int:
+        n = c_int32()
+        check(lib.max_context_num_threads(self._h, byref(n)))
+        return n.value
+
+    def load(self, model, *, custom_extensions=None, custom_ops_path=None,
+             weights_registry: Optional[Mapping] = None, fuse: bool = True,
+             fold_constants: bool = True, plan_cache_capacity: int = 16) -> Model:
+        """Compiles `model` (a max_c.graph.Graph, or the path of a MAXG file saved with
+        Graph.save) and binds the weights in weights_registry ({name: numpy array, Tensor or
+        DLPack array}; every weight the graph declares must be given). Contiguous host arrays
+        are used in place, not copied: do not write to them while the model lives.
+
+        fuse, fold_constants and plan_cache_capacity are max_c's compile options (fusion and
+        folding never change results; the plan cache keeps that many concrete shapes)."""
+        if custom_extensions or custom_ops_path:
+            raise _errors.MaxRuntimeError("custom extensions are not supported by max_c",
+                                          _errors.UNIMPLEMENTED)
+        compiled = self._compile(model, _compile_options(fuse, fold_constants,
+                                                         plan_cache_capacity))
+        try:
+            return Model._create(compiled, weights_registry)
+        finally:
+            lib.max_compiled_model_release(compiled)  # the model holds its own reference
+
+    def _compile(self, model, opts):
+        h = self._h
+        out = c_void_p()
+        if isinstance(model, Graph):
+            check(lib.max_context_compile(h, model._h, byref(opts), byref(out)))
+        elif isinstance(model, (str, os.PathLike)):
+            check(lib.max_context_compile_file(h, os.fsencode(model), byref(opts), byref(out)))
+        else:
+            raise TypeError(f"load() takes a max_c.graph.Graph or a MAXG file path, not "
+                            f"{type(model).__name__}")
+        return out.value
+
+    def __repr__(self):
+        if self.closed:
+            return "InferenceSession(<closed>)"
+        return f"InferenceSession(devices={self.devices}, num_threads={self.num_threads})"
+
+
+def _compile_options(fuse: bool, fold_constants: bool, plan_cache_capacity: int):
+    opts = max_compile_options_t()
+    check(lib.max_compile_options_init(byref(opts), ctypes.sizeof(opts)))
+    opts.enable_fusion = 1 if fuse else 0
+    opts.enable_constant_folding = 1 if fold_constants else 0
+    opts.plan_cache_capacity = int(plan_cache_capacity)
+    return opts
+
+
+__all__ = ["InferenceSession", "Model", "TensorSpec"]

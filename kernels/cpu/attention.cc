@@ -1,0 +1,116 @@
+#include "kernels/cpu/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/cpu/gemm_small.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd.h"
+#include "kernels/cpu/softmax_exp.h"
+
+namespace maxc::cpu {
+namespace {
+
+// Query rows per item: their scores ([rows, Lk] floats) stay in L1/L2 between the two
+// products.
+constexpr int64_t kBlockRows = 32;
+
+MAXC_SIMD_CLONES void add_row(float* row, const float* mask, int64_t stride, int64_t n) {
+  if (stride == 1) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) row[j] += mask[j];
+  } else {
+    for (int64_t j = 0; j < n; ++j) row[j] += mask[j * stride];
+  }
+}
+
+MAXC_SIMD_CLONES void scale_row(float* row, float factor, int64_t n) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) row[j] *= factor;
+}
+
+// kᵀ of one batch: [Lk, D] -> [D, Lk].
+void transpose(const float* k, int64_t rows, int64_t cols, float* kt) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) kt[j * rows + i] = k[i * cols + j];
+}
+
+}  // namespace
+
+int64_t AttentionShape::batch() const {
+  int64_t b = 1;
+  for (int64_t d : batch_dims) b *= d;
+  return b;
+}
+
+Attention::Attention(const AttentionShape& s, float scale, int64_t threads)
+    : s_(s), scale_(scale), slots_(std::max<int64_t>(threads, 1)) {
+  block_rows_ = std::min(kBlockRows, std::max<int64_t>(s.q_len, 1));
+  // Scores of one block, one reciprocal per row, and kᵀ when k is not given transposed.
+  slot_floats_ = block_rows_ * s.kv_len + block_rows_ + (s.k_transposed ? 0 : s.head_dim * s.kv_len);
+  slot_floats_ = (slot_floats_ + 15) / 16 * 16;  // keeps each slot 64-byte aligned
+}
+
+uint64_t Attention::scratch_bytes() const { return sizeof(float) * static_cast<uint64_t>(slots_ * slot_floats_); }
+
+int64_t Attention::mask_offset(int64_t batch) const {
+  int64_t offset = 0;
+  for (size_t i = s_.batch_dims.size(); i-- > 0;) {
+    offset += batch % s_.batch_dims[i] * s_.mask_strides[i];
+    batch /= s_.batch_dims[i];
+  }
+  return offset;
+}
+
+void Attention::run(const float* q, const float* k, const float* v, const float* mask, float* out,
+                    void* scratch) const {
+  const int64_t row_blocks = (s_.q_len + block_rows_ - 1) / block_rows_;
+  const int64_t items = s_.batch() * row_blocks;
+  if (items == 0 || s_.v_dim == 0) return;
+  const int64_t slots = std::min(slots_, items);
+  const int64_t item_cost = block_rows_ * s_.kv_len * (s_.head_dim + s_.v_dim) * 2;
+  parallel_for(slots, item_cost * (items / slots), [&](int64_t begin, int64_t end) {
+    for (int64_t slot = begin; slot < end; ++slot)
+      run_items(items * slot / slots, items * (slot + 1) / slots, q, k, v, mask, out,
+                static_cast<float*>(scratch) + slot * slot_floats_);
+  });
+}
+
+void Attention::run_items(int64_t first, int64_t last, const float* q, const float* k, const float* v,
+                          const float* mask, float* out, float* scratch) const {
+  const int64_t lq = s_.q_len, lk = s_.kv_len, d = s_.head_dim, dv = s_.v_dim;
+  const int64_t row_blocks = (lq + block_rows_ - 1) / block_rows_;
+  float* scores = scratch;
+  float* inverse = scores + block_rows_ * lk;
+  float* kt_copy = inverse + block_rows_;
+  int64_t transposed_batch = -1;
+  for (int64_t item = first; item < last; ++item) {
+    const int64_t b = item / row_blocks, i0 = item % row_blocks * block_rows_;
+    const int64_t rows = std::min(block_rows_, lq - i0);
+    const float* kb = k + b * lk * d;
+    const float* kt = kb;
+    if (!s_.k_transposed) {
+      if (transposed_batch != b) transpose(kb, lk, d, kt_copy), transposed_batch = b;
+      kt = kt_copy;
+    }
+    gemm_small_f32(rows, lk, d, scale_, q + (b * lq + i0) * d, d, kt, lk, false, scores, lk);
+    const float* mask_b = s_.has_mask ? mask + mask_offset(b) : nullptr;
+    const int64_t rank = static_cast<int64_t>(s_.batch_dims.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = scores + r * lk;
+      if (mask_b) add_row(row, mask_b + (i0 + r) * s_.mask_strides[rank], s_.mask_strides[rank + 1], lk);
+      const float peak = lk ? *std::max_element(row, row + lk) : 0.f;
+      // A row masked out entirely has no distribution: NaN, like softmax's 0 / 0. No keys at
+      // all is an empty sum: zeros.
+      if (lk == 0) inverse[r] = 1.f;
+      else if (peak == -std::numeric_limits<float>::infinity()) inverse[r] = std::numeric_limits<float>::quiet_NaN();
+      else inverse[r] = 1.f / exp_shifted_sum(row, peak, row, lk);
+    }
+    float* out_block = out + (b * lq + i0) * dv;
+    gemm_small_f32(rows, dv, lk, 1.f, scores, lk, v + b * lk * dv, dv, false, out_block, dv);
+    for (int64_t r = 0; r < rows; ++r) scale_row(out_block + r * dv, inverse[r], dv);
+  }
+}
+
+}  // namespace maxc::cpu

@@ -1,0 +1,123 @@
+#include "kernels/cpu/conv.h"
+
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/cpu/conv_direct.h"
+#include "kernels/cpu/dnnl_convert.h"
+#include "kernels/cpu/dnnl_engine.h"
+
+namespace maxc::cpu {
+namespace {
+
+bool is_half(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
+
+bool is_pointwise(const Conv2dShape& s) {
+  return s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+         s.pad_bottom == 0 && s.pad_left == 0 && s.pad_right == 0 && s.groups == 1 && !s.channels_first &&
+         !s.filter_fcrs;
+}
+
+// Below this many output pixels, reordering the filter on every call costs more than a
+// kernel that reads it as stored loses (see conv_dnnl.h).
+constexpr int64_t kPlainFilterPixels = 128;
+
+bool prefers_plain_filter(const Conv2dShape& s, const void* constant_filter) {
+  return !constant_filter && s.batch * s.out_h * s.out_w < kPlainFilterPixels;
+}
+
+}  // namespace
+
+Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* constant_filter)
+    : s_(s), dtype_(dtype), has_bias_(has_bias) {
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !is_half(dtype))
+    fail(Code::kUnimplemented, "conv2d: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
+  if (s.out_elements() == 0) {
+    path_ = Path::kEmpty;
+    return;
+  }
+  if (is_pointwise(s)) {
+    const std::vector<int64_t> rows{s.batch * s.in_h * s.in_w, s.in_c}, filter{s.in_c, s.out_c};
+    matmul_ = std::make_unique<Matmul>(matmul_dims(rows, filter), dtype, MatmulEpilogue{Activation::kNone, has_bias, s.out_c});
+    path_ = Path::kMatmul;
+    scratch_.add(matmul_->scratch_bytes());
+    return;
+  }
+  // oneDNN has no answer for an empty reduction (no input channels): the direct kernel's
+  // sum of nothing plus the bias is.
+  if (dtype == DType::kFloat64 || s.in_c == 0) {
+    path_ = Path::kDirect;
+    if (is_half(dtype)) plan_widened();
+    return;
+  }
+  try {
+    const void* filter = is_half(dtype) ? nullptr : constant_filter;
+    dnnl_ = std::make_unique<DnnlConv2d>(s, dnnl_data_type(dtype), has_bias, dtype == DType::kFloat32, filter,
+                                         prefers_plain_filter(s, filter));
+    path_ = Path::kDnnl;
+    dnnl_at_ = scratch_.add(dnnl_->scratch_bytes());
+    return;
+  } catch (const Error&) {
+    // No oneDNN kernel for this case: float32 falls back to the direct kernel.
+    if (dtype == DType::kFloat32) {
+      path_ = Path::kDirect;
+      return;
+    }
+  }
+  dnnl_ = std::make_unique<DnnlConv2d>(s, dnnl::memory::data_type::f32, has_bias, true, nullptr,
+                                       prefers_plain_filter(s, nullptr));
+  path_ = Path::kDnnlWidened;
+  plan_widened();
+  dnnl_at_ = scratch_.add(dnnl_->scratch_bytes());
+}
+
+// float32 copies of every operand, for half types run by a float32 kernel.
+void Conv2d::plan_widened() {
+  x_at_ = scratch_.add(sizeof(float) * s_.in_elements());
+  filter_at_ = scratch_.add(sizeof(float) * s_.filter_elements());
+  bias_at_ = scratch_.add(has_bias_ ? sizeof(float) * s_.out_c : 0);
+  out_at_ = scratch_.add(sizeof(float) * s_.out_elements());
+}
+
+std::string Conv2d::implementation() const {
+  switch (path_) {
+    case Path::kEmpty: return "empty";
+    case Path::kDnnl: return "onednn:" + dnnl_->implementation();
+    case Path::kDnnlWidened: return "onednn-f32:" + dnnl_->implementation();
+    case Path::kDirect: return "direct";
+    case Path::kMatmul: return "matmul/" + matmul_->implementation();
+  }
+  return "?";
+}
+
+void Conv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch) const {
+  const void* b = has_bias_ ? bias : nullptr;
+  switch (path_) {
+    case Path::kEmpty: return;
+    case Path::kMatmul: return matmul_->run(x, filter, b, out, scratch);
+    case Path::kDnnl: return dnnl_->run(x, filter, b, out, ScratchLayout::at<void>(scratch, dnnl_at_));
+    case Path::kDnnlWidened: return run_widened(x, filter, b, out, scratch);
+    case Path::kDirect:
+      if (is_half(dtype_)) return run_widened(x, filter, b, out, scratch);
+      if (dtype_ == DType::kFloat64)
+        return conv2d_direct(s_, static_cast<const double*>(x), static_cast<const double*>(filter),
+                             static_cast<const double*>(b), static_cast<double*>(out));
+      return conv2d_direct(s_, static_cast<const float*>(x), static_cast<const float*>(filter),
+                           static_cast<const float*>(b), static_cast<float*>(out));
+  }
+}
+
+void Conv2d::run_widened(const void* x, const void* filter, const void* bias, void* out, void* scratch) const {
+  auto* x32 = ScratchLayout::at<float>(scratch, x_at_);
+  auto* filter32 = ScratchLayout::at<float>(scratch, filter_at_);
+  auto* bias32 = bias ? ScratchLayout::at<float>(scratch, bias_at_) : nullptr;
+  auto* out32 = ScratchLayout::at<float>(scratch, out_at_);
+  widen_to_f32(dtype_, x, x32, s_.in_elements());
+  widen_to_f32(dtype_, filter, filter32, s_.filter_elements());
+  if (bias) widen_to_f32(dtype_, bias, bias32, s_.out_c);
+  if (path_ == Path::kDnnlWidened) dnnl_->run(x32, filter32, bias32, out32, ScratchLayout::at<void>(scratch, dnnl_at_));
+  else conv2d_direct(s_, x32, filter32, bias32, out32);
+  narrow_from_f32(dtype_, out32, out, s_.out_elements());
+}
+
+}  // namespace maxc::cpu

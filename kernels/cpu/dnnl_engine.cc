@@ -1,0 +1,45 @@
+#include "kernels/cpu/dnnl_engine.h"
+
+#include <algorithm>
+
+namespace maxc::cpu {
+
+const dnnl::engine& dnnl_engine() {
+  // Never destroyed: thread-local streams made from it may outlive static destructors.
+  static const dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+dnnl::stream& dnnl_stream() {
+  thread_local dnnl::stream stream(dnnl_engine());
+  return stream;
+}
+
+dnnl::memory::data_type dnnl_data_type(DType dtype) {
+  using dt = dnnl::memory::data_type;
+  switch (dtype) {
+    case DType::kFloat32: return dt::f32;
+    case DType::kFloat16: return dt::f16;
+    case DType::kBFloat16: return dt::bf16;
+    case DType::kInt32: return dt::s32;
+    case DType::kInt8: return dt::s8;
+    case DType::kUInt8: return dt::u8;
+    default: return dt::undef;
+  }
+}
+
+dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims) {
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<dnnl::memory::dim>(dims[i], 1);
+  return strides;
+}
+
+dnnl::memory::desc dense_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type type) {
+  return dnnl::memory::desc(dims, type, dense_strides(dims));
+}
+
+void fail_dnnl(Code code, std::string_view what, const dnnl::error& e) {
+  fail(code, what, ": oneDNN status ", static_cast<int>(e.status), ": ", e.what());
+}
+
+}  // namespace maxc::cpu

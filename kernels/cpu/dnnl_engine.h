@@ -1,0 +1,36 @@
+// The oneDNN side of the CPU kernels (DESIGN §5): one engine for the process, one stream per
+// calling thread, and the translations between our types and errors and oneDNN's.
+//
+// Primitives are created when a node is lowered and shared by every concurrent execute of
+// its plan; oneDNN allows one primitive to run on several threads at once as long as each
+// call brings its own memory objects, stream and scratchpad, which is what the callers do.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <string_view>
+
+#include "base/dtype.h"
+#include "base/error.h"
+
+namespace maxc::cpu {
+
+const dnnl::engine& dnnl_engine();
+
+// The calling thread's stream. CPU streams of the OpenMP runtime execute synchronously, so a
+// stream is only a handle; keeping one per thread avoids creating it on every call.
+dnnl::stream& dnnl_stream();
+
+// oneDNN's data type for `dtype`, or data_type::undef when oneDNN has none.
+dnnl::memory::data_type dnnl_data_type(DType dtype);
+
+// Strides of a dense row-major tensor with `dims`.
+dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims);
+
+// A descriptor of dense row-major memory.
+dnnl::memory::desc dense_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type type);
+
+// Rethrows a oneDNN error as ours, saying what we were doing.
+[[noreturn]] void fail_dnnl(Code code, std::string_view what, const dnnl::error& e);
+
+}  // namespace maxc::cpu

@@ -1,0 +1,81 @@
+#include "kernels/cpu/gemm_small.h"
+
+#include "kernels/cpu/simd.h"
+
+// The helpers below pass 32-byte vectors by value; they are always inlined, so the ABI
+// note GCC gives for such functions in the baseline build does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace maxc::cpu {
+namespace {
+
+// Eight floats. Loads and stores go through memcpy, which GCC turns into unaligned vector
+// moves: rows of an operand start at any float.
+typedef float V8 __attribute__((vector_size(32)));
+
+[[gnu::always_inline]] inline V8 load8(const float* p) {
+  V8 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+
+[[gnu::always_inline]] inline void store8(float* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
+
+constexpr int kTileRows = 4;
+constexpr int kTileCols = 16;
+
+// One tile of rows x 16 results. Inlined into each clone of the caller, so it is compiled
+// for that clone's instruction set.
+template <int Rows>
+[[gnu::always_inline]] inline void tile(int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+                                        int64_t ldb, bool accumulate, float* c, int64_t ldc) {
+  V8 acc[Rows][2] = {};
+  for (int64_t p = 0; p < k; ++p) {
+    const V8 b0 = load8(b + p * ldb), b1 = load8(b + p * ldb + 8);
+    for (int r = 0; r < Rows; ++r) {
+      const float x = a[r * lda + p];
+      acc[r][0] += x * b0;
+      acc[r][1] += x * b1;
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    float* out = c + r * ldc;
+    V8 lo = acc[r][0] * alpha, hi = acc[r][1] * alpha;
+    if (accumulate) lo += load8(out), hi += load8(out + 8);
+    store8(out, lo);
+    store8(out + 8, hi);
+  }
+}
+
+// Columns past the last whole tile.
+[[gnu::always_inline]] inline void edge(int64_t m, int64_t j0, int64_t n, int64_t k, float alpha, const float* a,
+                                        int64_t lda, const float* b, int64_t ldb, bool accumulate, float* c,
+                                        int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = j0; j < n; ++j) {
+      float sum = 0.f;
+      for (int64_t p = 0; p < k; ++p) sum += a[i * lda + p] * b[p * ldb + j];
+      c[i * ldc + j] = alpha * sum + (accumulate ? c[i * ldc + j] : 0.f);
+    }
+}
+
+}  // namespace
+
+MAXC_SIMD_CLONES void gemm_small_f32(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                                     const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc) {
+  const int64_t whole = n / kTileCols * kTileCols;
+  for (int64_t j = 0; j < whole; j += kTileCols) {
+    int64_t i = 0;
+    for (; i + kTileRows <= m; i += kTileRows)
+      tile<kTileRows>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc);
+    switch (m - i) {
+      case 3: tile<3>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;
+      case 2: tile<2>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;
+      case 1: tile<1>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;
+      default: break;
+    }
+  }
+  if (whole < n) edge(m, whole, n, k, alpha, a, lda, b, ldb, accumulate, c, ldc);
+}
+
+}  // namespace maxc::cpu

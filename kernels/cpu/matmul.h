@@ -1,0 +1,45 @@
+// numpy's matmul (with the fused epilogue of matmul_epilogue.h) for every numeric dtype, as
+// one object made when a node is lowered: it picks the implementation once (oneDNN for
+// float32, and for float16/bfloat16 natively where oneDNN can or else in float32 through
+// scratch copies; our gemm for float64, integers and K = 0) and says how much scratch a
+// call needs. run() is const and safe to call from several threads at once.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/dtype.h"
+#include "kernels/cpu/dnnl_scratch.h"
+#include "kernels/cpu/matmul_dnnl.h"
+#include "kernels/cpu/matmul_epilogue.h"
+#include "kernels/cpu/matmul_shape.h"
+
+namespace maxc::cpu {
+
+class Matmul {
+ public:
+  // UNIMPLEMENTED when no kernel handles `dtype` (and, for integers, the activation).
+  Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e);
+
+  uint64_t scratch_bytes() const { return scratch_.size(); }
+  // "onednn:<impl>", "onednn-f32:<impl>" (through float32 copies), "gemm" or "empty".
+  std::string implementation() const;
+
+  void run(const void* lhs, const void* rhs, const void* bias, void* out, void* scratch) const;
+
+ private:
+  enum class Path { kEmpty, kDnnl, kDnnlWidened, kGemm };
+
+  void plan_widened();
+  void run_widened(const void* lhs, const void* rhs, const void* bias, void* out, void* scratch) const;
+
+  MatmulDims d_;
+  DType dtype_;
+  MatmulEpilogue e_;
+  Path path_ = Path::kGemm;
+  std::unique_ptr<DnnlMatmul> dnnl_;
+  ScratchLayout scratch_;
+  uint64_t lhs_at_ = 0, rhs_at_ = 0, bias_at_ = 0, out_at_ = 0, pad_at_ = 0;
+};
+
+}  // namespace maxc::cpu

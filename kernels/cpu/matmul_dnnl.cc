@@ -1,0 +1,93 @@
+#include "kernels/cpu/matmul_dnnl.h"
+
+#include <unordered_map>
+
+#include "base/error.h"
+#include "kernels/cpu/dnnl_engine.h"
+
+namespace maxc::cpu {
+namespace {
+
+dnnl::memory::dims with_matrix(const std::vector<int64_t>& batch, int64_t rows, int64_t cols) {
+  dnnl::memory::dims dims(batch.begin(), batch.end());
+  dims.push_back(rows);
+  dims.push_back(cols);
+  return dims;
+}
+
+}  // namespace
+
+bool dnnl_eltwise_of(Activation a, dnnl::algorithm* algorithm, float* alpha) {
+  *alpha = 0.f;
+  switch (a) {
+    case Activation::kNone: return false;
+    case Activation::kRelu: *algorithm = dnnl::algorithm::eltwise_relu; return true;
+    case Activation::kGelu: *algorithm = dnnl::algorithm::eltwise_gelu_erf; return true;
+    case Activation::kGeluTanh: *algorithm = dnnl::algorithm::eltwise_gelu_tanh; return true;
+    case Activation::kSigmoid: *algorithm = dnnl::algorithm::eltwise_logistic; return true;
+    case Activation::kTanh: *algorithm = dnnl::algorithm::eltwise_tanh; return true;
+    case Activation::kSilu:  // swish(x) = x * sigmoid(alpha * x)
+      *algorithm = dnnl::algorithm::eltwise_swish;
+      *alpha = 1.f;
+      return true;
+  }
+  return false;
+}
+
+DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& e,
+                       bool allow_reference)
+    : has_bias_(e.has_bias) {
+  const size_t rank = d.out_batch.size() + 2;
+  if (rank > DNNL_MAX_NDIMS) fail(Code::kUnimplemented, "matmul with ", rank - 2, " batch dims after collapsing");
+  try {
+    src_ = dense_desc(with_matrix(d.lhs_batch, d.m, d.k), type);
+    weights_ = dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
+    dst_ = dense_desc(with_matrix(d.out_batch, d.m, d.n), type);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::algorithm algorithm;
+    float alpha;
+    if (dnnl_eltwise_of(e.activation, &algorithm, &alpha)) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.f, algorithm, alpha, 0.f);
+      attr.set_post_ops(ops);
+    }
+    dnnl::matmul::primitive_desc pd;
+    if (e.has_bias) {
+      dnnl::memory::dims bias_dims(rank, 1);
+      bias_dims.back() = e.bias_len;
+      bias_ = dense_desc(bias_dims, type);
+      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights_, bias_, dst_), attr, dnnl_engine());
+    } else {
+      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights_, dst_), attr, dnnl_engine());
+    }
+    implementation_ = pd.impl_info_str();
+    if (!allow_reference && implementation_.find("ref") != std::string::npos)
+      fail(Code::kUnimplemented, "oneDNN has only its reference matmul (", implementation_, ") for this type here");
+    scratchpad_ = pd.scratchpad_desc();
+    scratchpad_bytes_ = scratchpad_.get_size();
+    primitive_ = dnnl::matmul(pd);
+  } catch (const dnnl::error& err) {
+    fail_dnnl(Code::kUnimplemented, "creating a oneDNN matmul", err);
+  }
+}
+
+void DnnlMatmul::run(const void* lhs, const void* rhs, const void* bias, void* out, void* scratchpad) const {
+  try {
+    const dnnl::engine& engine = dnnl_engine();
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, dnnl::memory(src_, engine, const_cast<void*>(lhs))},
+        {DNNL_ARG_WEIGHTS, dnnl::memory(weights_, engine, const_cast<void*>(rhs))},
+        {DNNL_ARG_DST, dnnl::memory(dst_, engine, out)},
+    };
+    if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_, engine, const_cast<void*>(bias)));
+    if (scratchpad_bytes_ > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_, engine, scratchpad));
+    dnnl::stream& stream = dnnl_stream();
+    primitive_.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error& err) {
+    fail_dnnl(Code::kInternal, "running a oneDNN matmul (" + implementation_ + ")", err);
+  }
+}
+
+}  // namespace maxc::cpu

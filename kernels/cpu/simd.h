@@ -1,0 +1,31 @@
+// Runtime dispatch between AVX2+FMA and portable code (DESIGN §5). Kernels write their inner
+// loops once, in plain C++ the compiler vectorizes; MAXC_SIMD_CLONES makes GCC emit an
+// x86-64-v3 (AVX2, FMA, F16C) clone next to the baseline one and pick at load time through
+// an ifunc, so one binary runs everywhere and fast where it can. Hand-written intrinsics,
+// where a kernel needs them, go behind `#if MAXC_HAVE_AVX2` in a function marked
+// MAXC_TARGET_AVX2, called only when cpu_has_avx2().
+#pragma once
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define MAXC_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define MAXC_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define MAXC_HAVE_AVX2 1
+#else
+#define MAXC_SIMD_CLONES
+#define MAXC_TARGET_AVX2
+#define MAXC_HAVE_AVX2 0
+#endif
+
+namespace maxc::cpu {
+
+inline bool cpu_has_avx2() {
+#if MAXC_HAVE_AVX2
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          __builtin_cpu_supports("f16c");
+  return has;
+#else
+  return false;
+#endif
+}
+
+}  // namespace maxc::cpu

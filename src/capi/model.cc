@@ -1,0 +1,94 @@
+#include "capi/capi.h"
+
+using namespace maxc;
+using namespace maxc::capi;
+
+namespace {
+
+NamedTensors named_tensors(const char* const* names, max_tensor_t* const* tensors, size_t count,
+                           const char* names_arg, const char* tensors_arg) {
+  NamedTensors result;
+  if (count == 0) return result;
+  if (!names) fail(Code::kInvalidArgument, names_arg, " is NULL with a count of ", count);
+  if (!tensors) fail(Code::kInvalidArgument, tensors_arg, " is NULL with a count of ", count);
+  for (size_t i = 0; i < count; ++i) {
+    std::string name_arg = str_cat(names_arg, "[", i, "]");
+    std::string tensor_arg = str_cat(tensors_arg, "[", i, "]");
+    result.emplace_back(string_arg(names[i], name_arg.c_str()), share(tensors[i], tensor_arg.c_str()));
+  }
+  return result;
+}
+
+std::vector<Ref<Tensor>> tensor_args(max_tensor_t* const* tensors, size_t count, const char* arg) {
+  std::vector<Ref<Tensor>> result;
+  if (count > 0 && !tensors) fail(Code::kInvalidArgument, arg, " is NULL with a count of ", count);
+  for (size_t i = 0; i < count; ++i) {
+    std::string item = str_cat(arg, "[", i, "]");
+    result.push_back(share(tensors[i], item.c_str()));
+  }
+  return result;
+}
+
+max_tensor_list_t* to_list(std::vector<Ref<Tensor>> tensors) {
+  auto list = make_ref<TensorList>();
+  list->items = std::move(tensors);
+  return to_handle<max_tensor_list_t>(std::move(list));
+}
+
+}  // namespace
+
+extern "C" {
+
+MAXC_DEFINE_REFCOUNT(model)
+
+max_status_t* max_model_create(max_compiled_model_t* compiled, const char* const* weight_names,
+                               max_tensor_t* const* weights, size_t num_weights, max_model_t** out_model) {
+  return MAXC_GUARD({
+    auto& out = out_param(out_model, "out_model");
+    auto c = share(compiled, "compiled");
+    out = to_handle<max_model_t>(
+        Model::create(std::move(c), named_tensors(weight_names, weights, num_weights, "weight_names", "weights")));
+  });
+}
+
+max_status_t* max_model_compiled_model(const max_model_t* model, max_compiled_model_t** out_compiled) {
+  return MAXC_GUARD({
+    auto& out = out_param(out_compiled, "out_compiled");
+    out = to_handle<max_compiled_model_t>(deref(model, "model").compiled());
+  });
+}
+
+max_status_t* max_model_execute(max_model_t* model, max_tensor_t* const* inputs, size_t num_inputs,
+                                max_tensor_list_t** out_outputs) {
+  return MAXC_GUARD({
+    auto& out = out_param(out_outputs, "out_outputs");
+    const Model& m = deref(model, "model");
+    out = to_list(m.execute(tensor_args(inputs, num_inputs, "inputs")));
+  });
+}
+
+max_status_t* max_model_execute_named(max_model_t* model, const char* const* names, max_tensor_t* const* inputs,
+                                      size_t num_inputs, max_tensor_list_t** out_outputs) {
+  return MAXC_GUARD({
+    auto& out = out_param(out_outputs, "out_outputs");
+    const Model& m = deref(model, "model");
+    NamedTensors named = named_tensors(names, inputs, num_inputs, "names", "inputs");
+    std::vector<std::string> keys;
+    std::vector<Ref<Tensor>> values;
+    for (auto& [k, v] : named) {
+      keys.push_back(std::move(k));
+      values.push_back(std::move(v));
+    }
+    out = to_list(m.execute_named(keys, values));
+  });
+}
+
+max_status_t* max_model_reload(max_model_t* model, const char* const* weight_names, max_tensor_t* const* weights,
+                               size_t num_weights) {
+  return MAXC_GUARD({
+    Model& m = deref(model, "model");
+    m.reload(named_tensors(weight_names, weights, num_weights, "weight_names", "weights"));
+  });
+}
+
+}  // extern "C"

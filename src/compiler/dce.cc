@@ -1,0 +1,27 @@
+// Dead-code elimination: a node lives when a program output depends on it. Constants no
+// live node reads are dropped too; weights stay, since they are the model's signature.
+#include <vector>
+
+#include "compiler/passes.h"
+
+namespace maxc {
+
+void eliminate_dead_code(Program& p) {
+  std::vector<bool> live(p.types.size(), false);
+  for (const auto& out : p.outputs) live[out.value] = true;
+  std::vector<bool> keep(p.nodes.size(), false);
+  for (size_t k = p.nodes.size(); k-- > 0;) {
+    const Node& n = p.nodes[k];
+    for (ValueId v : n.outputs) keep[k] = keep[k] || live[v];
+    if (!keep[k]) continue;
+    for (ValueId v : n.inputs) live[v] = true;
+  }
+  std::vector<Node> nodes;
+  nodes.reserve(p.nodes.size());
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    if (keep[k]) nodes.push_back(std::move(p.nodes[k]));
+  p.nodes = std::move(nodes);
+  std::erase_if(p.constants, [&](const ProgramConstant& c) { return !live[c.value]; });
+}
+
+}  // namespace maxc

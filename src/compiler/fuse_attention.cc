@@ -1,0 +1,207 @@
+// Pattern fusion of scaled dot-product attention (DESIGN §4):
+//   softmax(scale · q @ kᵀ (+ mask), axis = -1) @ v
+// becomes one node whose kernel (kernels/cpu/attention.h) works through blocks of query rows
+// and never holds the whole score matrix.
+//
+// The fused node:
+//   op      "attention"
+//   inputs  (q, k, v) or (q, k, v, mask). q is [..., Lq, D]; k is [..., Lk, D], or kᵀ
+//           [..., D, Lk] when k_transposed; v is [..., Lk, Dv]; all three have the same batch
+//           dims and rank. The mask broadcasts to the scores [..., Lq, Lk].
+//   attrs   scale: float (1 when the graph has none; 1/c for a division by c);
+//           k_transposed: bool (true when the graph's kᵀ is not a transpose of the last two
+//           dims we can look through, e.g. a value computed already transposed).
+//   outputs (out): the output value of the final matmul.
+// Matched from the final matmul back: its lhs is a softmax over the last axis, of either
+// add(scores, mask) (either operand order) or the scores themselves; the scores are a matmul
+// q @ kᵀ, optionally multiplied or divided by a one-element constant. Every intermediate is
+// read only by the next op. Float32 only (the kernel's type). The node takes the final
+// matmul's place: q, k, v and the mask all come before it.
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "compiler/passes.h"
+
+namespace maxc {
+namespace {
+
+struct Match {
+  ValueId q = 0, k = 0, v = 0;
+  std::optional<ValueId> mask;
+  double scale = 1.0;
+  bool k_transposed = false;
+  std::vector<size_t> nodes;  // fused away, besides the final matmul
+};
+
+class Matcher {
+ public:
+  explicit Matcher(const Program& p) : p_(p), producer_(producers(p)), uses_(use_counts(p)) {
+    for (const ProgramConstant& c : p.constants) constants_[c.value] = &c.data;
+  }
+
+  std::optional<Match> match(const Node& final_matmul) const {
+    if (final_matmul.op != "matmul" || final_matmul.inputs.size() != 2) return std::nullopt;
+    Match m;
+    m.v = final_matmul.inputs[1];
+    const Node* softmax = sole_producer(final_matmul.inputs[0], "softmax", m);
+    if (!softmax || !is_last_axis_softmax(*softmax)) return std::nullopt;
+    const ValueId logits = softmax->inputs[0];
+    const size_t mark = m.nodes.size();
+    if (!match_scores(logits, m)) {
+      m.nodes.resize(mark);
+      const Node* add = sole_producer(logits, "add", m);
+      if (!add || !match_masked(*add, m)) return std::nullopt;
+    }
+    if (!shapes_fit(m)) return std::nullopt;
+    return m;
+  }
+
+ private:
+  // The node producing `v` when it is an `op` read only by the pattern; records it in m.
+  const Node* sole_producer(ValueId v, std::string_view op, Match& m) const {
+    if (uses_[v] != 1 || producer_[v] < 0) return nullptr;
+    const Node& n = p_.nodes[static_cast<size_t>(producer_[v])];
+    if (n.op != op || n.outputs.size() != 1) return nullptr;
+    m.nodes.push_back(static_cast<size_t>(producer_[v]));
+    return &n;
+  }
+
+  bool is_last_axis_softmax(const Node& softmax) const {
+    const AttrValue* axis = softmax.attrs.find("axis");
+    const int64_t* a = axis ? std::get_if<int64_t>(axis) : nullptr;
+    const int64_t rank = p_.types[softmax.inputs[0]].rank();
+    return softmax.inputs.size() == 1 && a && (*a == -1 || *a == rank - 1);
+  }
+
+  // add(scores, mask) in either order.
+  bool match_masked(const Node& add, Match& m) const {
+    if (add.inputs.size() != 2) return false;
+    for (int s = 0; s < 2; ++s) {
+      const ValueId scores = add.inputs[s], mask = add.inputs[1 - s];
+      const TensorType& sum = p_.types[add.outputs[0]];
+      if (p_.types[mask].dtype != DType::kFloat32 || !(p_.types[scores].dims == sum.dims)) continue;
+      const size_t mark = m.nodes.size();
+      if (match_scores(scores, m)) {
+        m.mask = mask;
+        return true;
+      }
+      m.nodes.resize(mark);
+    }
+    return false;
+  }
+
+  // [scale ·] q @ kᵀ, the scale a one-element constant multiplying or dividing.
+  bool match_scores(ValueId scores, Match& m) const {
+    const size_t mark = m.nodes.size();
+    if (uses_[scores] == 1 && producer_[scores] >= 0) {
+      const Node& n = p_.nodes[static_cast<size_t>(producer_[scores])];
+      if ((n.op == "mul" || n.op == "div") && n.inputs.size() == 2) {
+        for (int side = 0; side < 2; ++side) {
+          if (n.op == "div" && side == 1) break;  // c / x is no scale
+          const std::optional<double> c = scalar_of(n.inputs[1 - side]);
+          if (!c || !(p_.types[n.inputs[side]].dims == p_.types[scores].dims)) continue;
+          m.nodes.push_back(static_cast<size_t>(producer_[scores]));
+          if (match_product(n.inputs[side], m)) {
+            m.scale = n.op == "div" ? 1.0 / *c : *c;
+            return true;
+          }
+          m.nodes.resize(mark);
+        }
+      }
+    }
+    return match_product(scores, m);
+  }
+
+  // q @ kᵀ, looking through a transpose of kᵀ's last two dims.
+  bool match_product(ValueId scores, Match& m) const {
+    const size_t mark = m.nodes.size();
+    const Node* mm = sole_producer(scores, "matmul", m);
+    if (!mm || mm->inputs.size() != 2) {
+      m.nodes.resize(mark);
+      return false;
+    }
+    m.q = mm->inputs[0];
+    m.k = mm->inputs[1];
+    m.k_transposed = true;
+    const int64_t t = producer_[m.k];
+    if (t >= 0) {
+      const Node& tr = p_.nodes[static_cast<size_t>(t)];
+      if (tr.op == "transpose" && swaps_last_two(tr)) {
+        m.k = tr.inputs[0];
+        m.k_transposed = false;
+      }
+    }
+    return true;
+  }
+
+  bool swaps_last_two(const Node& transpose) const {
+    const int64_t rank = p_.types[transpose.inputs[0]].rank();
+    const AttrValue* a1 = transpose.attrs.find("axis_1");
+    const AttrValue* a2 = transpose.attrs.find("axis_2");
+    const int64_t* x = a1 ? std::get_if<int64_t>(a1) : nullptr;
+    const int64_t* y = a2 ? std::get_if<int64_t>(a2) : nullptr;
+    if (!x || !y || rank < 2) return false;
+    const int64_t i = *x < 0 ? *x + rank : *x, j = *y < 0 ? *y + rank : *y;
+    return (i == rank - 2 && j == rank - 1) || (i == rank - 1 && j == rank - 2);
+  }
+
+  std::optional<double> scalar_of(ValueId v) const {
+    auto it = constants_.find(v);
+    if (it == constants_.end()) return std::nullopt;
+    const Constant& c = *it->second;
+    if (c.type.dtype != DType::kFloat32 && c.type.dtype != DType::kFloat64) return std::nullopt;
+    return c.scalar_float();
+  }
+
+  // float32 throughout, one rank, shared batch dims, a mask that broadcasts to the scores.
+  bool shapes_fit(const Match& m) const {
+    const TensorType &q = p_.types[m.q], &k = p_.types[m.k], &v = p_.types[m.v];
+    for (const TensorType* t : {&q, &k, &v})
+      if (t->dtype != DType::kFloat32 || t->rank() != q.rank()) return false;
+    if (q.rank() < 2) return false;
+    const size_t batch = q.dims.size() - 2;
+    for (size_t i = 0; i < batch; ++i)
+      if (!(q.dims[i] == k.dims[i]) || !(q.dims[i] == v.dims[i])) return false;
+    if (!m.mask) return true;
+    const TensorType& mask = p_.types[*m.mask];
+    return mask.rank() <= q.rank();  // the add already checked that it broadcasts
+  }
+
+  const Program& p_;
+  std::vector<int64_t> producer_;
+  std::vector<int32_t> uses_;
+  std::map<ValueId, const Constant*> constants_;
+};
+
+}  // namespace
+
+void fuse_attention(Program& p) {
+  // Rewrites keep node indices (removal waits for the end) and value ids, and a replaced
+  // node is an "attention" no later match looks for, so one matcher serves the whole walk.
+  const Matcher matcher(p);
+  std::vector<bool> removed(p.nodes.size(), false);
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    std::optional<Match> m = matcher.match(p.nodes[i]);
+    if (!m) continue;
+    bool clash = false;
+    for (size_t k : m->nodes) clash = clash || removed[k];
+    if (clash) continue;
+    Node fused;
+    fused.op = "attention";
+    fused.inputs = {m->q, m->k, m->v};
+    if (m->mask) fused.inputs.push_back(*m->mask);
+    fused.attrs.set("scale", m->scale);
+    fused.attrs.set("k_transposed", m->k_transposed);
+    fused.outputs = p.nodes[i].outputs;
+    for (size_t k : m->nodes) removed[k] = true;
+    p.nodes[i] = std::move(fused);
+  }
+  std::vector<Node> kept;
+  kept.reserve(p.nodes.size());
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    if (!removed[k]) kept.push_back(std::move(p.nodes[k]));
+  p.nodes = std::move(kept);
+}
+
+}  // namespace maxc

@@ -1,0 +1,118 @@
+// Pattern fusion of a matmul's epilogue (DESIGN §4): the dense layer's
+// `activation(matmul(x, w) + bias)` becomes one oneDNN matmul with the bias and the activation
+// as post-ops, so the result is written once instead of three times.
+//
+// The fused node:
+//   op      "fused_matmul"
+//   inputs  (lhs, rhs) or (lhs, rhs, bias): the matmul's operands, then the add's other
+//           operand. The bias has the matmul's dtype and broadcasts over the last dim only:
+//           rank 0, or dims all 1 but the last, which is N (the result's last dim) or 1.
+//   attrs   activation: string, one of "none", "relu", "gelu" (erf), "gelu_tanh", "sigmoid",
+//           "tanh", "silu"; has_bias: bool.
+//   outputs (y): the output value of the pattern's last op, so no use needs rewriting.
+// Matched: matmul -> add(bias) [-> activation], and matmul -> activation. Each intermediate
+// must be read only by the next op (and not be a graph output), and the rhs must be a matrix
+// (rank >= 2), so the result's last dim is N. The node sits where the last op was; every
+// input is defined before it since each came before one of the fused ops.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/passes.h"
+
+namespace maxc {
+namespace {
+
+// The fused name of an activation op, or nullopt when it is not one the kernel runs.
+std::optional<std::string> activation_of(const Node& n) {
+  if (n.inputs.size() != 1 || n.outputs.size() != 1) return std::nullopt;
+  if (n.op == "relu" || n.op == "sigmoid" || n.op == "tanh" || n.op == "silu") return n.op;
+  if (n.op == "gelu") {
+    const AttrValue* mode = n.attrs.find("approximate");
+    const std::string* text = mode ? std::get_if<std::string>(mode) : nullptr;
+    if (!text || *text == "none") return std::string("gelu");
+    if (*text == "tanh") return std::string("gelu_tanh");
+  }
+  return std::nullopt;
+}
+
+bool same_type(const TensorType& a, const TensorType& b) { return a.dtype == b.dtype && a.dims == b.dims; }
+
+// `bias` adds to `y` one value per column (or one for all) without changing its shape.
+bool is_column_bias(const TensorType& bias, const TensorType& y) {
+  if (bias.dtype != y.dtype || bias.rank() > y.rank() || y.rank() < 1) return false;
+  if (bias.rank() == 0) return true;
+  for (size_t i = 0; i + 1 < bias.dims.size(); ++i)
+    if (!(bias.dims[i] == Dim(1))) return false;
+  return bias.dims.back() == y.dims.back() || bias.dims.back() == Dim(1);
+}
+
+// Whichever operand of `add` is not `y`, when it is a column bias for y and the sum keeps
+// y's type.
+std::optional<ValueId> bias_of(const Program& p, const Node& add, ValueId y) {
+  if (add.op != "add" || add.inputs.size() != 2 || add.outputs.size() != 1) return std::nullopt;
+  if (add.inputs[0] == add.inputs[1]) return std::nullopt;  // y + y is not a bias
+  const ValueId other = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
+  if (!same_type(p.types[add.outputs[0]], p.types[y])) return std::nullopt;
+  if (!is_column_bias(p.types[other], p.types[y])) return std::nullopt;
+  return other;
+}
+
+bool is_fusable_matmul(const Program& p, const Node& n) {
+  if (n.op != "matmul" || n.inputs.size() != 2 || n.outputs.size() != 1) return false;
+  return p.types[n.inputs[1]].rank() >= 2;
+}
+
+// For each value read by exactly one node: that node's index.
+std::vector<int64_t> sole_readers(const Program& p, const std::vector<int32_t>& uses) {
+  std::vector<int64_t> reader(p.types.size(), -1);
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    for (ValueId v : p.nodes[k].inputs)
+      if (uses[v] == 1) reader[v] = static_cast<int64_t>(k);
+  return reader;
+}
+
+}  // namespace
+
+void fuse_matmul_epilogue(Program& p) {
+  const std::vector<int32_t> uses = use_counts(p);
+  const std::vector<int64_t> reader = sole_readers(p, uses);
+  std::vector<bool> removed(p.nodes.size(), false);
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    if (removed[i] || !is_fusable_matmul(p, p.nodes[i])) continue;
+    std::vector<size_t> pattern{i};
+    ValueId y = p.nodes[i].outputs[0];
+    std::optional<ValueId> bias;
+    std::string activation = "none";
+    int64_t next = reader[y];
+    if (next >= 0 && (bias = bias_of(p, p.nodes[static_cast<size_t>(next)], y))) {
+      pattern.push_back(static_cast<size_t>(next));
+      y = p.nodes[static_cast<size_t>(next)].outputs[0];
+      next = reader[y];
+    }
+    if (next >= 0) {
+      if (std::optional<std::string> act = activation_of(p.nodes[static_cast<size_t>(next)])) {
+        activation = *act;
+        pattern.push_back(static_cast<size_t>(next));
+        y = p.nodes[static_cast<size_t>(next)].outputs[0];
+      }
+    }
+    if (pattern.size() == 1) continue;
+    Node fused;
+    fused.op = "fused_matmul";
+    fused.inputs = p.nodes[i].inputs;
+    if (bias) fused.inputs.push_back(*bias);
+    fused.attrs.set("activation", activation);
+    fused.attrs.set("has_bias", bias.has_value());
+    fused.outputs = {y};
+    for (size_t k = 0; k + 1 < pattern.size(); ++k) removed[pattern[k]] = true;
+    p.nodes[pattern.back()] = std::move(fused);
+  }
+  std::vector<Node> kept;
+  kept.reserve(p.nodes.size());
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    if (!removed[k]) kept.push_back(std::move(p.nodes[k]));
+  p.nodes = std::move(kept);
+}
+
+}  // namespace maxc

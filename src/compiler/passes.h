@@ -1,0 +1,36 @@
+// The compile pipeline of DESIGN §4, one pass per file, run in this order by compile().
+// Each pass rewrites the Program in place and keeps it valid: topological, typed, every
+// output still produced.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "compiler/program.h"
+
+namespace maxc {
+
+struct CompileOptions {
+  bool fuse = true;                    // pattern and elementwise fusion
+  bool fold_constants = true;
+  uint64_t fold_limit_bytes = 1 << 20;  // larger results stay computed at run time
+  // Runs one node on constant inputs (the engine passes its CPU executor; the compiler
+  // does not know kernels). Returns the outputs' data, or an empty vector to decline.
+  std::function<std::vector<Constant>(const Node&, const Program&, std::span<const Constant* const>)> evaluate;
+};
+
+void eliminate_dead_code(Program& p);                         // dce.cc
+void eliminate_common_subexpressions(Program& p);             // cse.cc
+void fold_reshapes(Program& p);                               // canonicalize.cc: reshape∘reshape, transpose∘transpose
+void fold_constants(Program& p, const CompileOptions& opts);  // fold.cc
+void fuse_matmul_epilogue(Program& p);                        // fuse_matmul.cc: matmul + bias + activation
+void fuse_add_layer_norm(Program& p);                         // fuse_layer_norm.cc: residual add + layer_norm
+void fuse_attention(Program& p);                              // fuse_attention.cc: softmax(scale·QKᵀ + mask)·V
+void fuse_elementwise(Program& p);                            // fuse_elementwise.cc: chains into one loop
+
+// verify → program → canonicalize → fold → fuse → DCE.
+Program compile_program(const Graph& graph, const CompileOptions& opts);
+
+}  // namespace maxc

@@ -1,0 +1,17 @@
+// Small tools the passes share for rewriting a Program's uses.
+#pragma once
+
+#include <vector>
+
+#include "compiler/program.h"
+
+namespace maxc {
+
+// Redirects every use (node inputs, fused steps' inputs, program outputs) of value `from`
+// to `to`, for each pair in `replace` (replace[from] == from means untouched).
+void apply_replacements(Program& p, const std::vector<ValueId>& replace);
+
+// identity[v] == v for every value of p.
+std::vector<ValueId> identity_map(const Program& p);
+
+}  // namespace maxc

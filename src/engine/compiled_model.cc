@@ -1,0 +1,113 @@
+#include "engine/compiled_model.h"
+
+#include "base/log.h"
+#include "engine/executor.h"
+
+namespace maxc {
+
+namespace {
+
+std::vector<Ref<TensorSpec>> specs(const Program& p, const auto& named) {
+  std::vector<Ref<TensorSpec>> result;
+  for (const auto& n : named) result.push_back(make_ref<TensorSpec>(n.name, p.types[n.value]));
+  return result;
+}
+
+void check_weights_static(const Program& p) {
+  for (const auto& w : p.weights)
+    if (!p.types[w.value].is_static())
+      fail(Code::kUnimplemented, "weight '", w.name, "' has the symbolic type ", p.types[w.value],
+           "; weights need static shapes");
+}
+
+}  // namespace
+
+CompiledModel::CompiledModel(Ref<Context> context, Program program, const CompileSettings& settings)
+    : Object(ObjectKind::kCompiledModel),
+      context_(std::move(context)),
+      program_(std::move(program)),
+      settings_(settings) {
+  inputs_ = specs(program_, program_.inputs);
+  outputs_ = specs(program_, program_.outputs);
+  weights_ = specs(program_, program_.weights);
+}
+
+Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings) {
+  if (settings.plan_cache_capacity < 1)
+    fail(Code::kInvalidArgument, "plan_cache_capacity is ", settings.plan_cache_capacity, "; it must be at least 1");
+  CompileOptions opts;
+  opts.fuse = settings.fuse;
+  opts.fold_constants = settings.fold_constants;
+  opts.fold_limit_bytes = settings.fold_limit_bytes;
+  opts.evaluate = evaluate_node;
+  Program program = compile_program(graph, opts);
+  check_weights_static(program);
+  auto model = Ref<CompiledModel>::adopt(new CompiledModel(std::move(context), std::move(program), settings));
+  bool all_static = true;
+  for (const auto& in : model->program_.inputs) all_static = all_static && model->program_.types[in.value].is_static();
+  if (all_static) model->plan_for({});
+  return model;
+}
+
+std::shared_ptr<ExecPlan> CompiledModel::plan_for(const SymbolValues& symbols) const {
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = plans_.begin(); it != plans_.end(); ++it) {
+      if (it->first != symbols) continue;
+      if (it != plans_.begin()) plans_.splice(plans_.begin(), plans_, it);
+      return plans_.front().second;
+    }
+  }
+  // Built outside the lock: two threads meeting a new shape at once may both build it,
+  // which costs time but never correctness.
+  std::shared_ptr<ExecPlan> plan = build_plan(program_, symbols, context_->num_threads());
+  MAXC_LOG(kDebug, "planned ", plan->steps.size(), " steps, arena ", plan->arena_bytes, " bytes of ",
+           plan->intermediate_bytes, " intermediate");
+  std::lock_guard lock(mu_);
+  plans_.emplace_front(symbols, plan);
+  while (static_cast<int64_t>(plans_.size()) > settings_.plan_cache_capacity) plans_.pop_back();
+  return plan;
+}
+
+// ---- the constant folder's evaluator -----------------------------------------------------------
+
+namespace {
+
+Constant constant_of(Ref<Tensor> t, const TensorType& type) {
+  const uint8_t* bytes = t->data();
+  const size_t size = t->byte_size();
+  // The constant's bytes keep the tensor alive: no copy.
+  std::shared_ptr<const uint8_t> data(bytes, [t](const uint8_t*) mutable { t = Ref<Tensor>(); });
+  return Constant{type, std::move(data), size};
+}
+
+}  // namespace
+
+std::vector<Constant> evaluate_node(const Node& node, const Program& p, std::span<const Constant* const> inputs) {
+  if (!KernelTable::builtin().find(node.op)) return {};
+  // A program of this one node: its inputs become constants 0..n-1.
+  Program mini;
+  Node copy = node;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    mini.constants.push_back({mini.new_value(inputs[i]->type), *inputs[i]});
+    copy.inputs[i] = mini.constants.back().value;
+  }
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    copy.outputs[o] = mini.new_value(p.types[node.outputs[o]]);
+    mini.outputs.push_back({str_cat("output", o), copy.outputs[o]});
+  }
+  mini.nodes.push_back(std::move(copy));
+  std::unique_ptr<ExecPlan> plan;
+  try {
+    plan = build_plan(mini, {}, 1);
+  } catch (const Error& e) {
+    if (e.code() == Code::kUnimplemented) return {};
+    throw;
+  }
+  std::vector<Ref<Tensor>> outs = run_plan(*plan, mini, ExecuteArgs{{}, {}, 1});
+  std::vector<Constant> result;
+  for (size_t o = 0; o < outs.size(); ++o) result.push_back(constant_of(outs[o], mini.types[mini.outputs[o].value]));
+  return result;
+}
+
+}  // namespace maxc

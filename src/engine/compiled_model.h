@@ -1,0 +1,57 @@
+// A graph compiled for the context's CPU (MAX's InferenceSession.load, before weights): the
+// optimized Program, its signature, and the plans made for the input shapes seen so far.
+// Immutable once made, apart from the plan cache, which has its own lock: thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "base/object.h"
+#include "compiler/passes.h"
+#include "engine/context.h"
+#include "engine/exec_plan.h"
+#include "engine/tensor_spec.h"
+
+namespace maxc {
+
+struct CompileSettings {
+  bool fuse = true;
+  bool fold_constants = true;
+  uint64_t fold_limit_bytes = 1 << 20;
+  int64_t plan_cache_capacity = 16;
+};
+
+class CompiledModel : public Object {
+ public:
+  // Verifies and compiles `graph` (which is not kept). A graph without symbolic dims gets
+  // its one plan now, so a missing kernel is reported here rather than at execute.
+  static Ref<CompiledModel> compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings);
+
+  const Program& program() const { return program_; }
+  const Ref<Context>& context() const { return context_; }
+  const std::vector<Ref<TensorSpec>>& inputs() const { return inputs_; }
+  const std::vector<Ref<TensorSpec>>& outputs() const { return outputs_; }
+  const std::vector<Ref<TensorSpec>>& weights() const { return weights_; }
+
+  // The plan for these symbol values: cached (least recently used goes first) or built now.
+  std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;
+
+ private:
+  CompiledModel(Ref<Context> context, Program program, const CompileSettings& settings);
+
+  Ref<Context> context_;
+  Program program_;
+  CompileSettings settings_;
+  std::vector<Ref<TensorSpec>> inputs_, outputs_, weights_;
+  mutable std::mutex mu_;
+  mutable std::list<std::pair<SymbolValues, std::shared_ptr<ExecPlan>>> plans_;  // most recent first
+};
+
+// Runs one node on constant inputs at compile time: the constant folder's evaluator.
+// Returns nothing (declining) when the node has no CPU kernel.
+std::vector<Constant> evaluate_node(const Node& node, const Program& p, std::span<const Constant* const> inputs);
+
+}  // namespace maxc

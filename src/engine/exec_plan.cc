@@ -1,0 +1,210 @@
+#include "engine/exec_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "driver/device.h"
+#include "engine/memory_plan.h"
+
+namespace maxc {
+
+// ---- arenas ----------------------------------------------------------------------------------
+
+std::shared_ptr<uint8_t> ArenaPool::acquire() {
+  {
+    std::lock_guard lock(mu_);
+    if (!free_.empty()) {
+      auto arena = std::move(free_.back());
+      free_.pop_back();
+      return arena;
+    }
+  }
+  const uint64_t bytes = std::max<uint64_t>(bytes_, kArenaAlignment);
+  void* p = std::aligned_alloc(kArenaAlignment, (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment);
+  if (!p) fail(Code::kResourceExhausted, "cannot allocate a ", bytes, "-byte arena");
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+}
+
+void ArenaPool::release(std::shared_ptr<uint8_t> arena) {
+  std::lock_guard lock(mu_);
+  free_.push_back(std::move(arena));
+}
+
+// ---- building a plan -------------------------------------------------------------------------
+
+namespace {
+
+Shape concrete(const TensorType& t, const SymbolValues& symbols, ValueId v) {
+  Shape s{t.dtype, {}};
+  s.dims.reserve(t.dims.size());
+  for (const Dim& d : t.dims) {
+    const int64_t n = d.is_static() ? d.static_value() : d.evaluate(symbols);
+    if (n < 0)
+      fail(Code::kInvalidArgument, "value %", v, " of type ", t, " gets dim ", d, " = ", n,
+           " for these inputs; a dim cannot be negative");
+    s.dims.push_back(n);
+  }
+  return s;
+}
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Program& p, const SymbolValues& symbols, int32_t num_threads)
+      : p_(p), symbols_(symbols), num_threads_(num_threads), plan_(std::make_unique<ExecPlan>()) {}
+
+  std::unique_ptr<ExecPlan> build() {
+    const size_t n = p_.types.size();
+    plan_->shapes.resize(n);
+    plan_->homes.resize(n);
+    root_.resize(n);
+    for (ValueId v = 0; v < n; ++v) root_[v] = v;
+    place_leaves();
+    for (size_t k = 0; k < p_.nodes.size(); ++k) lower(k);
+    place_outputs();
+    place_in_arena();
+    return std::move(plan_);
+  }
+
+ private:
+  void shape(ValueId v) { plan_->shapes[v] = concrete(p_.types[v], symbols_, v); }
+
+  void place_leaves() {
+    using K = Home::Kind;
+    for (size_t i = 0; i < p_.inputs.size(); ++i) leaf(p_.inputs[i].value, K::kInput, i);
+    for (size_t i = 0; i < p_.weights.size(); ++i) leaf(p_.weights[i].value, K::kWeight, i);
+    for (size_t i = 0; i < p_.constants.size(); ++i) {
+      leaf(p_.constants[i].value, K::kConstant, i);
+      constant_of_[p_.constants[i].value] = &p_.constants[i].data;
+    }
+  }
+
+  void leaf(ValueId v, Home::Kind kind, size_t index) {
+    shape(v);
+    plan_->homes[v] = {kind, static_cast<uint32_t>(index), 0};
+  }
+
+  void shape_steps(const Node& n) {
+    for (const Node& s : n.steps) {
+      for (ValueId v : s.outputs) shape(v);
+      shape_steps(s);
+    }
+  }
+
+  void lower(size_t k) {
+    const Node& node = p_.nodes[k];
+    for (ValueId v : node.outputs) shape(v);
+    shape_steps(node);
+    std::vector<Shape> ins, outs;
+    std::vector<const Constant*> consts;
+    for (ValueId v : node.inputs) {
+      ins.push_back(plan_->shapes[v]);
+      auto it = constant_of_.find(v);
+      consts.push_back(it == constant_of_.end() ? nullptr : it->second);
+    }
+    for (ValueId v : node.outputs) outs.push_back(plan_->shapes[v]);
+    const LowerFn* fn = KernelTable::builtin().find(node.op);
+    if (!fn) fail(Code::kUnimplemented, "op '", node.op, "': the CPU engine has no kernel for it");
+    LowerContext ctx{node, ins, outs, consts, [this](ValueId v) { return plan_->shapes.at(v); }, num_threads_};
+    Lowered lowered = (*fn)(ctx);
+    if (lowered.alias) {
+      root_[node.outputs.at(0)] = root_[node.inputs.at(0)];
+      return;
+    }
+    inplace_.push_back(lowered.inplace_input);
+    scratch_.push_back(lowered.scratch_bytes);
+    plan_->steps.push_back(Step{std::move(lowered.run), node.inputs, node.outputs, -1, node.op});
+  }
+
+  void place_outputs() {
+    plan_->direct_outputs.assign(p_.outputs.size(), false);
+    std::vector<bool> produced(p_.types.size(), false);
+    for (const Step& s : plan_->steps)
+      for (ValueId v : s.outputs) produced[v] = true;
+    for (size_t j = 0; j < p_.outputs.size(); ++j) {
+      const ValueId v = p_.outputs[j].value;
+      if (!produced[v] || root_[v] != v || plan_->homes[v].kind == Home::Kind::kOutput) continue;
+      plan_->homes[v] = {Home::Kind::kOutput, static_cast<uint32_t>(j), 0};
+      plan_->direct_outputs[j] = true;
+    }
+  }
+
+  // Buffers for every step output that is not an output tensor, merged in place where the
+  // kernel allows it and the input dies at that step; one scratch buffer per step that asks.
+  void place_in_arena() {
+    const int64_t num_steps = static_cast<int64_t>(plan_->steps.size());
+    std::vector<int64_t> last_use(p_.types.size(), -1);
+    for (int64_t k = 0; k < num_steps; ++k)
+      for (ValueId v : plan_->steps[k].inputs) last_use[root_[v]] = k;
+    for (size_t j = 0; j < p_.outputs.size(); ++j)
+      if (!plan_->direct_outputs[j]) last_use[root_[p_.outputs[j].value]] = num_steps;
+
+    std::vector<BufferLife> buffers;
+    std::vector<int64_t> buffer_of(p_.types.size(), -1);
+    for (int64_t k = 0; k < num_steps; ++k) {
+      const Step& step = plan_->steps[k];
+      for (size_t o = 0; o < step.outputs.size(); ++o) {
+        const ValueId v = step.outputs[o];
+        if (plan_->homes[v].kind == Home::Kind::kOutput) continue;
+        const int64_t life_end = std::max(last_use[v], k);
+        const int64_t reuse = o == 0 ? inplace_buffer(k, v, last_use, buffer_of, buffers) : -1;
+        if (reuse >= 0) {
+          buffer_of[v] = reuse;
+          buffers[reuse].last = std::max(buffers[reuse].last, life_end);
+          continue;
+        }
+        buffer_of[v] = static_cast<int64_t>(buffers.size());
+        buffers.push_back({plan_->shapes[v].byte_size(), k, life_end});
+      }
+    }
+    std::vector<int64_t> scratch_buffer(num_steps, -1);
+    for (int64_t k = 0; k < num_steps; ++k) {
+      if (scratch_[k] == 0) continue;
+      scratch_buffer[k] = static_cast<int64_t>(buffers.size());
+      buffers.push_back({scratch_[k], k, k});
+    }
+
+    const ArenaLayout layout = plan_arena(buffers);
+    plan_->arena_bytes = layout.arena_bytes;
+    plan_->intermediate_bytes = layout.total_bytes;
+    plan_->arenas = std::make_unique<ArenaPool>(layout.arena_bytes);
+    for (ValueId v = 0; v < p_.types.size(); ++v)
+      if (buffer_of[v] >= 0) plan_->homes[v] = {Home::Kind::kArena, 0, layout.offsets[buffer_of[v]]};
+    for (ValueId v = 0; v < p_.types.size(); ++v)
+      if (root_[v] != v) plan_->homes[v] = plan_->homes[root_[v]];
+    for (int64_t k = 0; k < num_steps; ++k)
+      if (scratch_buffer[k] >= 0) plan_->steps[k].scratch_offset = static_cast<int64_t>(layout.offsets[scratch_buffer[k]]);
+  }
+
+  // The buffer step k's output `v` may share with the input its kernel may overwrite, or -1.
+  int64_t inplace_buffer(int64_t k, ValueId v, const std::vector<int64_t>& last_use,
+                         const std::vector<int64_t>& buffer_of, const std::vector<BufferLife>& buffers) const {
+    const int32_t i = inplace_[k];
+    const Step& step = plan_->steps[k];
+    if (i < 0 || static_cast<size_t>(i) >= step.inputs.size()) return -1;
+    const ValueId in = step.inputs[i];
+    const ValueId r = root_[in];
+    if (buffer_of[r] < 0 || last_use[r] != k || buffers[buffer_of[r]].last > k) return -1;
+    // Another input of this step reading the same buffer would see it overwritten.
+    for (size_t j = 0; j < step.inputs.size(); ++j)
+      if (static_cast<int32_t>(j) != i && root_[step.inputs[j]] == r) return -1;
+    if (plan_->shapes[in].byte_size() != plan_->shapes[v].byte_size()) return -1;
+    return buffer_of[r];
+  }
+
+  const Program& p_;
+  const SymbolValues& symbols_;
+  int32_t num_threads_;
+  std::unique_ptr<ExecPlan> plan_;
+  std::vector<ValueId> root_;  // an alias's value is its root's bytes
+  std::map<ValueId, const Constant*> constant_of_;
+  std::vector<int32_t> inplace_;
+  std::vector<uint64_t> scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<ExecPlan> build_plan(const Program& p, const SymbolValues& symbols, int32_t num_threads) {
+  return PlanBuilder(p, symbols, num_threads).build();
+}
+
+}  // namespace maxc

@@ -1,0 +1,91 @@
+#include "engine/input_binding.h"
+
+#include "driver/device.h"
+
+namespace maxc {
+
+namespace {
+
+std::string input_label(const Program& p, size_t i) { return str_cat("input ", i, " '", p.inputs[i].name, "'"); }
+
+struct Binder {
+  const Program& p;
+  SymbolValues values;
+  std::map<std::string, std::string, std::less<>> source;  // symbol -> where it was bound
+
+  void check_tensor(size_t i, const Tensor& t) {
+    const TensorType& want = p.types[p.inputs[i].value];
+    if (!t.device()->is_host())
+      fail(Code::kInvalidArgument, input_label(p, i), " is on ", t.device()->label(),
+           " but the model runs on the CPU; copy it to the host first");
+    if (t.dtype() != want.dtype)
+      fail(Code::kInvalidArgument, input_label(p, i), ": dtype is ", dtype_name(t.dtype()),
+           " but the model expects ", dtype_name(want.dtype));
+    if (t.rank() != want.rank())
+      fail(Code::kInvalidArgument, input_label(p, i), ": rank is ", t.rank(), " (shape ",
+           dims_to_string(t.dims()), ") but the model expects ", want.rank(), " (", dims_to_string(want.dims), ")");
+  }
+
+  void bind_plain_dims(size_t i, const Tensor& t) {
+    const TensorType& want = p.types[p.inputs[i].value];
+    for (size_t a = 0; a < want.dims.size(); ++a) {
+      const Dim& d = want.dims[a];
+      const int64_t got = t.dims()[a];
+      if (d.is_static()) {
+        if (got != d.static_value())
+          fail(Code::kInvalidArgument, input_label(p, i), ": dim ", a, " is ", got, " but the model expects ",
+               d.static_value(), " (shape ", dims_to_string(t.dims()), ", expected ", dims_to_string(want.dims), ")");
+      } else if (d.is_symbolic()) {
+        bind(i, a, d.symbol(), got);
+      }
+    }
+  }
+
+  void bind(size_t i, size_t axis, const std::string& symbol, int64_t got) {
+    auto [it, fresh] = values.emplace(symbol, got);
+    if (fresh) {
+      source[symbol] = str_cat(input_label(p, i), " dim ", axis);
+      return;
+    }
+    if (it->second != got)
+      fail(Code::kInvalidArgument, input_label(p, i), ": dim ", axis, " is ", got, " but '", symbol, "' is ",
+           it->second, " (from ", source[symbol], ")");
+  }
+
+  // Dims like "seq + 1": every symbol must already be bound by a plain dim somewhere.
+  void check_expressions(size_t i, const Tensor& t) {
+    const TensorType& want = p.types[p.inputs[i].value];
+    for (size_t a = 0; a < want.dims.size(); ++a) {
+      const Dim& d = want.dims[a];
+      if (d.is_static() || d.is_symbolic()) continue;
+      for (const auto& s : d.symbols())
+        if (!values.contains(s))
+          fail(Code::kInvalidArgument, input_label(p, i), ": dim ", a, " is '", d,
+               "' and no input dim is '", s, "' alone, so its value is unknown");
+      if (d.evaluate(values) != t.dims()[a])
+        fail(Code::kInvalidArgument, input_label(p, i), ": dim ", a, " is ", t.dims()[a], " but '", d, "' is ",
+             d.evaluate(values), " for these inputs");
+    }
+  }
+};
+
+}  // namespace
+
+SymbolValues bind_inputs(const Program& p, std::span<const Ref<Tensor>> inputs) {
+  if (inputs.size() != p.inputs.size()) {
+    std::string names;
+    for (const auto& in : p.inputs) names += (names.empty() ? "" : ", ") + in.name;
+    fail(Code::kInvalidArgument, "the model takes ", p.inputs.size(), " input(s) (", names, ") but got ",
+         inputs.size());
+  }
+  Binder b{p, {}, {}};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) fail(Code::kInvalidArgument, input_label(p, i), " is NULL");
+    b.check_tensor(i, *inputs[i]);
+    b.bind_plain_dims(i, *inputs[i]);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) b.check_expressions(i, *inputs[i]);
+  return std::move(b.values);
+}
+
+}  // namespace maxc

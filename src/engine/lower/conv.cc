@@ -1,0 +1,101 @@
+// Lowering of convolution and pooling: conv2d (NHWC or NCHW activations, RSCF or FCRS
+// filter, groups, optional bias), max_pool2d and avg_pool2d (NHWC). ceil_mode is already in
+// the output shape the compiler inferred; the kernels follow it.
+#include <memory>
+
+#include "engine/lower/lower.h"
+#include "engine/lowering.h"
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/pool.h"
+
+namespace maxc {
+namespace {
+
+const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
+
+// A pooling attribute given once for both spatial dims or once per dim.
+std::pair<int64_t, int64_t> pair_of(const LowerContext& ctx, std::string_view name) {
+  const auto& v = ctx.attr<std::vector<int64_t>>(name);
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() == 2) return {v[0], v[1]};
+  fail(Code::kInvalidArgument, ctx.op_label(), ": attribute '", name, "' has ", v.size(), " entries; expected 1 or 2");
+}
+
+cpu::Conv2dShape conv_shape(const LowerContext& ctx) {
+  const Shape& x = ctx.inputs[0];
+  const Shape& f = ctx.inputs[1];
+  const Shape& y = ctx.outputs[0];
+  cpu::Conv2dShape s;
+  s.channels_first = ctx.attr<std::string>("input_layout") == "NCHW";
+  s.filter_fcrs = ctx.attr<std::string>("filter_layout") == "FCRS";
+  const auto& d = x.dims;
+  if (s.channels_first) s.batch = d[0], s.in_c = d[1], s.in_h = d[2], s.in_w = d[3];
+  else s.batch = d[0], s.in_h = d[1], s.in_w = d[2], s.in_c = d[3];
+  if (s.channels_first) s.out_h = y.dims[2], s.out_w = y.dims[3];
+  else s.out_h = y.dims[1], s.out_w = y.dims[2];
+  if (s.filter_fcrs) s.out_c = f.dims[0], s.kernel_h = f.dims[2], s.kernel_w = f.dims[3];
+  else s.kernel_h = f.dims[0], s.kernel_w = f.dims[1], s.out_c = f.dims[3];
+  const auto& stride = ctx.attr<std::vector<int64_t>>("stride");
+  const auto& dilation = ctx.attr<std::vector<int64_t>>("dilation");
+  const auto& padding = ctx.attr<std::vector<int64_t>>("padding");
+  if (stride.size() != 2 || dilation.size() != 2 || padding.size() != 4)
+    fail(Code::kInvalidArgument, ctx.op_label(), ": stride, dilation and padding need 2, 2 and 4 entries");
+  s.stride_h = stride[0], s.stride_w = stride[1];
+  s.dilation_h = dilation[0], s.dilation_w = dilation[1];
+  s.pad_top = padding[0], s.pad_bottom = padding[1], s.pad_left = padding[2], s.pad_right = padding[3];
+  s.groups = ctx.attr<int64_t>("groups");
+  return s;
+}
+
+Lowered lower_conv2d(const LowerContext& ctx) {
+  const DType dtype = ctx.inputs[0].dtype;
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16 && dtype != DType::kBFloat16)
+    ctx.unsupported("dtype ", name_of(dtype));
+  const bool has_bias = ctx.inputs.size() == 3;
+  const Constant* filter = ctx.input_constant(1);
+  auto conv = std::make_shared<const cpu::Conv2d>(conv_shape(ctx), dtype, has_bias, filter ? filter->data.get() : nullptr);
+  return {[conv, has_bias](const KernelArgs& a) {
+            conv->run(a.inputs[0], a.inputs[1], has_bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch);
+          },
+          conv->scratch_bytes()};
+}
+
+cpu::Pool2dShape pool_shape(const LowerContext& ctx) {
+  const Shape& x = ctx.inputs[0];
+  const Shape& y = ctx.outputs[0];
+  cpu::Pool2dShape s;
+  s.batch = x.dims[0], s.in_h = x.dims[1], s.in_w = x.dims[2], s.channels = x.dims[3];
+  s.out_h = y.dims[1], s.out_w = y.dims[2];
+  std::tie(s.kernel_h, s.kernel_w) = pair_of(ctx, "kernel_size");
+  std::tie(s.stride_h, s.stride_w) = pair_of(ctx, "stride");
+  std::tie(s.dilation_h, s.dilation_w) = pair_of(ctx, "dilation");
+  std::tie(s.pad_h, s.pad_w) = pair_of(ctx, "padding");
+  return s;
+}
+
+Lowered lower_max_pool2d(const LowerContext& ctx) {
+  const DType dtype = ctx.inputs[0].dtype;
+  if (!cpu::max_pool2d_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  const cpu::Pool2dShape s = pool_shape(ctx);
+  return {[dtype, s](const KernelArgs& a) { cpu::max_pool2d(dtype, s, a.inputs[0], a.outputs[0]); }};
+}
+
+Lowered lower_avg_pool2d(const LowerContext& ctx) {
+  const DType dtype = ctx.inputs[0].dtype;
+  if (!cpu::avg_pool2d_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  const cpu::Pool2dShape s = pool_shape(ctx);
+  const bool count_boundary = ctx.attr<bool>("count_boundary");
+  return {[dtype, s, count_boundary](const KernelArgs& a) {
+    cpu::avg_pool2d(dtype, s, count_boundary, a.inputs[0], a.outputs[0]);
+  }};
+}
+
+}  // namespace
+
+void register_conv_kernels(KernelTable& t) {
+  t.add("conv2d", lower_conv2d);
+  t.add("max_pool2d", lower_max_pool2d);
+  t.add("avg_pool2d", lower_avg_pool2d);
+}
+
+}  // namespace maxc

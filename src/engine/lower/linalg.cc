@@ -1,0 +1,136 @@
+// Lowering of the linear-algebra family: matmul, fused_matmul (compiler/fuse_matmul.cc),
+// outer and attention (compiler/fuse_attention.cc). Each builds its kernel
+// object once here; the closure shares it, read-only, with every concurrent execute.
+#include <algorithm>
+#include <memory>
+
+#include "engine/lower/lower.h"
+#include "engine/lowering.h"
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/matmul.h"
+#include "kernels/cpu/matmul_outer.h"
+
+namespace maxc {
+namespace {
+
+const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
+
+Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e) {
+  const Shape& lhs = ctx.inputs[0];
+  const Shape& rhs = ctx.inputs[1];
+  if (!cpu::gemm_supports(lhs.dtype)) ctx.unsupported("dtype ", name_of(lhs.dtype));
+  auto mm = std::make_shared<const cpu::Matmul>(cpu::matmul_dims(lhs.dims, rhs.dims), lhs.dtype, e);
+  const bool bias = e.has_bias;
+  return {[mm, bias](const KernelArgs& a) {
+            mm->run(a.inputs[0], a.inputs[1], bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch);
+          },
+          mm->scratch_bytes()};
+}
+
+Lowered lower_matmul(const LowerContext& ctx) { return matmul_kernel(ctx, {}); }
+
+// The bias of a fused matmul broadcasts over the last dim only: [N] or [1, ..., N], or one
+// element for all.
+int64_t bias_length(const LowerContext& ctx, const Shape& bias, int64_t n) {
+  const int64_t len = bias.dims.empty() ? 1 : bias.dims.back();
+  if (bias.num_elements() != len || (len != n && len != 1))
+    fail(Code::kInternal, ctx.op_label(), ": bias ", bias.to_string(), " does not broadcast over the last dim (",
+         n, ") only");
+  return len;
+}
+
+Lowered lower_fused_matmul(const LowerContext& ctx) {
+  const std::string& name = ctx.attr<std::string>("activation");
+  const std::optional<cpu::Activation> activation = cpu::activation_from_name(name);
+  if (!activation) ctx.unsupported("activation '", name, "'");
+  cpu::MatmulEpilogue e{*activation, ctx.attr<bool>("has_bias"), 0};
+  if (ctx.inputs.size() != (e.has_bias ? 3u : 2u))
+    fail(Code::kInternal, ctx.op_label(), ": ", ctx.inputs.size(), " inputs but has_bias is ", e.has_bias);
+  const DType dtype = ctx.inputs[0].dtype;
+  if (dtype_is_integral(dtype) && *activation != cpu::Activation::kNone && *activation != cpu::Activation::kRelu)
+    ctx.unsupported("activation '", name, "' on ", name_of(dtype));
+  if (e.has_bias) {
+    const Shape& out = ctx.outputs[0];
+    e.bias_len = bias_length(ctx, ctx.inputs[2], out.dims.empty() ? 1 : out.dims.back());
+  }
+  return matmul_kernel(ctx, e);
+}
+
+Lowered lower_outer(const LowerContext& ctx) {
+  const DType dtype = ctx.inputs[0].dtype;
+  if (!cpu::outer_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  const int64_t na = ctx.inputs[0].num_elements(), nb = ctx.inputs[1].num_elements();
+  return {[dtype, na, nb](const KernelArgs& a) { cpu::outer(dtype, a.inputs[0], na, a.inputs[1], nb, a.outputs[0]); }};
+}
+
+// The mask's element strides against the scores [batch..., Lq, Lk] it broadcasts to.
+std::vector<int64_t> broadcast_strides(const LowerContext& ctx, const Shape& mask, size_t rank,
+                                       const std::vector<int64_t>& target) {
+  if (mask.dims.size() > rank)
+    fail(Code::kInternal, ctx.op_label(), ": mask ", mask.to_string(), " has more dims than the scores");
+  std::vector<int64_t> dims(rank - mask.dims.size(), 1);
+  dims.insert(dims.end(), mask.dims.begin(), mask.dims.end());
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    if (dims[i] != 1 && dims[i] != target[i])
+      fail(Code::kInternal, ctx.op_label(), ": mask ", mask.to_string(), " does not broadcast to the scores");
+    strides[i] = dims[i] == 1 ? 0 : stride;
+    stride *= dims[i];
+  }
+  return strides;
+}
+
+// attention(q, k, v, mask?) {scale, k_transposed}: see kernels/cpu/attention.h.
+Lowered lower_attention(const LowerContext& ctx) {
+  for (const Shape& in : ctx.inputs)
+    if (in.dtype != DType::kFloat32) ctx.unsupported("dtype ", name_of(in.dtype), " (float32 only)");
+  const Shape& q = ctx.inputs[0];
+  const Shape& k = ctx.inputs[1];
+  const Shape& v = ctx.inputs[2];
+  const size_t rank = q.dims.size();
+  if (rank < 2 || k.dims.size() != rank || v.dims.size() != rank ||
+      !std::equal(q.dims.begin(), q.dims.end() - 2, k.dims.begin()) ||
+      !std::equal(q.dims.begin(), q.dims.end() - 2, v.dims.begin()))
+    fail(Code::kInternal, ctx.op_label(), ": q ", q.to_string(), ", k ", k.to_string(), " and v ", v.to_string(),
+         " do not share their batch dims");
+  cpu::AttentionShape s;
+  s.batch_dims.assign(q.dims.begin(), q.dims.end() - 2);
+  s.k_transposed = ctx.attrs().has("k_transposed") && ctx.attr<bool>("k_transposed");
+  s.q_len = q.dims[rank - 2];
+  s.head_dim = q.dims[rank - 1];
+  s.kv_len = s.k_transposed ? k.dims[rank - 1] : k.dims[rank - 2];
+  s.v_dim = v.dims[rank - 1];
+  if ((s.k_transposed ? k.dims[rank - 2] : k.dims[rank - 1]) != s.head_dim || v.dims[rank - 2] != s.kv_len)
+    fail(Code::kInternal, ctx.op_label(), ": q ", q.to_string(), ", k ", k.to_string(), " and v ", v.to_string(),
+         " do not fit (k_transposed = ", s.k_transposed, ")");
+  s.has_mask = ctx.inputs.size() == 4;
+  if (s.has_mask) {
+    std::vector<int64_t> scores = s.batch_dims;
+    scores.push_back(s.q_len);
+    scores.push_back(s.kv_len);
+    s.mask_strides = broadcast_strides(ctx, ctx.inputs[3], rank, scores);
+  }
+  const float scale = static_cast<float>(ctx.attr<double>("scale"));
+  auto attention = std::make_shared<const cpu::Attention>(s, scale, ctx.num_threads);
+  const bool has_mask = s.has_mask;
+  return {[attention, has_mask](const KernelArgs& a) {
+            attention->run(static_cast<const float*>(a.inputs[0]), static_cast<const float*>(a.inputs[1]),
+                           static_cast<const float*>(a.inputs[2]),
+                           has_mask ? static_cast<const float*>(a.inputs[3]) : nullptr,
+                           static_cast<float*>(a.outputs[0]), a.scratch);
+          },
+          attention->scratch_bytes()};
+}
+
+}  // namespace
+
+void register_linalg_kernels(KernelTable& t) {
+  t.add("matmul", lower_matmul);
+  t.add("fused_matmul", lower_fused_matmul);
+  t.add("outer", lower_outer);
+  t.add("attention", lower_attention);
+}
+
+}  // namespace maxc

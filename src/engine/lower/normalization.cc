@@ -1,0 +1,135 @@
+// Lowerings of softmax, logsoftmax, layer_norm, rms_norm and the fused add_layer_norm
+// (inventory §5.7; the fused node's convention is at the top of compiler/fuse_layer_norm.cc).
+// The norms work over the last dim, seen as [rows, d]; softmax over any axis, seen as
+// [outer, n, inner].
+#include "engine/lower/lower.h"
+#include "engine/lowering.h"
+#include "kernels/cpu/norm.h"
+#include "kernels/cpu/softmax.h"
+
+namespace maxc {
+namespace {
+
+[[noreturn]] void no_dtype_kernel(const LowerContext& ctx, const Shape& in) {
+  ctx.unsupported("dtype ", dtype_name(in.dtype) ? dtype_name(in.dtype) : "invalid", " (input ", in.to_string(),
+                  ")");
+}
+
+// The schema's shape inference and the lowering must agree; a mismatch is our bug.
+void expect_output(const LowerContext& ctx, size_t i, const Shape& expected) {
+  if (ctx.outputs.size() <= i || ctx.outputs[i] != expected)
+    fail(Code::kInternal, ctx.op_label(), ": output ", i, " is ",
+         ctx.outputs.size() > i ? ctx.outputs[i].to_string() : std::string("missing"), ", expected ",
+         expected.to_string());
+}
+
+Lowered lower_softmax(const LowerContext& ctx, bool log) {
+  const Shape& in = ctx.inputs[0];
+  const cpu::SoftmaxFn fn = cpu::find_softmax_kernel(in.dtype, log);
+  if (!fn) no_dtype_kernel(ctx, in);
+  expect_output(ctx, 0, in);
+  int64_t axis = ctx.attr<int64_t>("axis");
+  if (axis < 0) axis += in.rank();
+  if (axis < 0 || axis >= in.rank())
+    fail(Code::kInvalidArgument, ctx.op_label(), ": attribute 'axis' is ", ctx.attr<int64_t>("axis"),
+         ", out of range for input ", in.to_string());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= in.dims[static_cast<size_t>(d)];
+  for (int64_t d = axis + 1; d < in.rank(); ++d) inner *= in.dims[static_cast<size_t>(d)];
+  const int64_t n = in.dims[static_cast<size_t>(axis)];
+  Lowered l{[=](const KernelArgs& a) { fn(a.inputs[0], a.outputs[0], outer, n, inner); }};
+  l.inplace_input = 0;
+  return l;
+}
+
+// The input as [rows, d] over its last dim; every parameter input (from `first_param` on)
+// must hold d elements of the input's dtype.
+struct Rows {
+  int64_t rows = 0, d = 0;
+};
+
+Rows rows_of(const LowerContext& ctx, size_t first_param) {
+  const Shape& in = ctx.inputs[0];
+  if (in.rank() < 1) fail(Code::kInvalidArgument, ctx.op_label(), ": input ", in.to_string(), " has no last dim");
+  Rows r;
+  r.d = in.dims.back();
+  r.rows = r.d == 0 ? 0 : in.num_elements() / r.d;
+  for (size_t i = first_param; i < ctx.inputs.size(); ++i) {
+    const Shape& p = ctx.inputs[i];
+    if (p.dtype != in.dtype || p.num_elements() != r.d)
+      fail(Code::kInvalidArgument, ctx.op_label(), ": input ", i, " is ", p.to_string(), " but must hold ", r.d,
+           " elements of ", dtype_name(in.dtype), " (the last dim of input 0 ", in.to_string(), ")");
+  }
+  return r;
+}
+
+Lowered lower_layer_norm(const LowerContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  const cpu::LayerNormFn fn = cpu::find_layer_norm_kernel(in.dtype);
+  if (!fn) no_dtype_kernel(ctx, in);
+  expect_output(ctx, 0, in);
+  const Rows r = rows_of(ctx, 1);
+  const double eps = ctx.attr<double>("epsilon");
+  Lowered l{[=](const KernelArgs& a) { fn(a.inputs[0], a.inputs[1], a.inputs[2], a.outputs[0], r.rows, r.d, eps); }};
+  l.inplace_input = 0;
+  return l;
+}
+
+Lowered lower_rms_norm(const LowerContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  const cpu::RmsNormFn fn = cpu::find_rms_norm_kernel(in.dtype);
+  if (!fn) no_dtype_kernel(ctx, in);
+  expect_output(ctx, 0, in);
+  const Rows r = rows_of(ctx, 1);
+  const double eps = ctx.attr<double>("epsilon"), offset = ctx.attr<double>("weight_offset");
+  const bool multiply_before_cast = ctx.attr<bool>("multiply_before_cast");
+  Lowered l{[=](const KernelArgs& a) {
+    fn(a.inputs[0], a.inputs[1], a.outputs[0], r.rows, r.d, eps, offset, multiply_before_cast);
+  }};
+  l.inplace_input = 0;
+  return l;
+}
+
+// Inputs (x, residual, gamma, beta); outputs (normalized) or (normalized, x + residual).
+Lowered lower_add_layer_norm(const LowerContext& ctx) {
+  if (ctx.inputs.size() != 4 || ctx.outputs.empty() || ctx.outputs.size() > 2)
+    fail(Code::kInternal, ctx.op_label(), ": expected 4 inputs and 1 or 2 outputs, got ", ctx.inputs.size(), " and ",
+         ctx.outputs.size());
+  const Shape& in = ctx.inputs[0];
+  const cpu::AddLayerNormFn fn = cpu::find_add_layer_norm_kernel(in.dtype);
+  if (!fn) no_dtype_kernel(ctx, in);
+  expect_output(ctx, 0, in);
+  if (ctx.outputs.size() == 2) expect_output(ctx, 1, in);
+  const Rows r = rows_of(ctx, 2);
+  const Shape& residual = ctx.inputs[1];
+  int64_t residual_stride = r.d;
+  if (residual.dtype != in.dtype)
+    fail(Code::kInternal, ctx.op_label(), ": residual ", residual.to_string(), " has another dtype than input ",
+         in.to_string());
+  if (residual.dims != in.dims) {
+    if (residual.num_elements() != r.d)
+      fail(Code::kInternal, ctx.op_label(), ": residual ", residual.to_string(), " is neither the shape of input ",
+           in.to_string(), " nor one row of it");
+    residual_stride = 0;
+  }
+  const double eps = ctx.attr<double>("epsilon");
+  const bool with_sum = ctx.outputs.size() == 2;
+  Lowered l{[=](const KernelArgs& a) {
+    fn(a.inputs[0], a.inputs[1], residual_stride, a.inputs[2], a.inputs[3], a.outputs[0],
+       with_sum ? a.outputs[1] : nullptr, r.rows, r.d, eps);
+  }};
+  l.inplace_input = 0;
+  return l;
+}
+
+}  // namespace
+
+void register_normalization_kernels(KernelTable& t) {
+  t.add("softmax", [](const LowerContext& ctx) { return lower_softmax(ctx, false); });
+  t.add("logsoftmax", [](const LowerContext& ctx) { return lower_softmax(ctx, true); });
+  t.add("layer_norm", lower_layer_norm);
+  t.add("rms_norm", lower_rms_norm);
+  t.add("add_layer_norm", lower_add_layer_norm);
+}
+
+}  // namespace maxc

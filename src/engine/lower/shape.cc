@@ -1,0 +1,317 @@
+// Lowerings of the shape and layout ops (inventory §5.11). Ops that only re-read the same
+// bytes with other dims are aliases: no kernel runs. The rest are data movement over opaque
+// 1/2/4/8-byte elements, so every dtype of those widths is supported; most are one strided
+// copy (kernels/cpu/copy.h), planned here once per concrete shape.
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <optional>
+
+#include "engine/lower/lower.h"
+#include "engine/lowering.h"
+#include "kernels/cpu/copy.h"
+#include "kernels/cpu/copy_concat.h"
+#include "kernels/cpu/copy_repeat.h"
+#include "kernels/cpu/gather_index.h"
+#include "kernels/cpu/half.h"
+#include "kernels/cpu/pad.h"
+
+namespace maxc {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// Element width in bytes; sub-byte dtypes (float4) have no data-movement kernel.
+int32_t element_bytes(const LowerContext& ctx, DType dtype) {
+  const int32_t bits = dtype_size_in_bits(dtype);
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    ctx.unsupported("dtype ", dtype_name(dtype) ? dtype_name(dtype) : "invalid", " (", bits, "-bit elements)");
+  return bits / 8;
+}
+
+int64_t product(const Dims& dims, size_t begin, size_t end) {
+  int64_t n = 1;
+  for (size_t i = begin; i < end && i < dims.size(); ++i) n *= dims[i];
+  return n;
+}
+
+// An axis attribute made non-negative; the schema has checked it, so a bad one is our bug.
+int64_t axis_in(const LowerContext& ctx, int64_t axis, int64_t rank, std::string_view what) {
+  const int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= std::max<int64_t>(rank, 1))
+    fail(Code::kInternal, ctx.op_label(), ": ", what, " ", axis, " is out of range for rank ", rank);
+  return a;
+}
+
+// The values of input i when it is an integer constant.
+std::optional<Dims> constant_ints(const LowerContext& ctx, size_t i) {
+  const Constant* c = ctx.input_constant(i);
+  if (!c) return std::nullopt;
+  Dims values;
+  const int64_t n = ctx.inputs[i].num_elements();
+  const bool ok = cpu::with_index_type(ctx.inputs[i].dtype, [&](auto t) {
+    const auto* data = reinterpret_cast<const decltype(t)*>(c->data.get());
+    for (int64_t k = 0; k < n; ++k) values.push_back(static_cast<int64_t>(data[k]));
+  });
+  if (!ok) return std::nullopt;
+  return values;
+}
+
+// Output 0 has input 0's bytes: check the element count, since the planner trusts it.
+Lowered alias(const LowerContext& ctx) {
+  if (ctx.inputs[0].num_elements() != ctx.outputs[0].num_elements() || ctx.inputs[0].dtype != ctx.outputs[0].dtype)
+    fail(Code::kInternal, ctx.op_label(), ": cannot alias ", ctx.inputs[0].to_string(), " as ",
+         ctx.outputs[0].to_string());
+  return Lowered::alias_of_input();
+}
+
+// A strided copy of input 0 into output 0, whose dims (or a finer split of them, as tile
+// uses) are `dims`; an alias when the plan turns out to be the identity (a permutation of
+// size-1 axes, a full slice, a broadcast to the same shape).
+Lowered strided(const LowerContext& ctx, const Dims& dims, const Dims& src_strides, int64_t src_offset = 0) {
+  const int32_t w = element_bytes(ctx, ctx.inputs[0].dtype);
+  cpu::StridedCopy plan = cpu::plan_strided_copy(w, dims, src_strides, src_offset);
+  if (plan.kind == cpu::StridedCopy::Kind::kContiguous && plan.src_offset == 0 &&
+      plan.num_elements == ctx.inputs[0].num_elements())
+    return alias(ctx);
+  return {[plan = std::move(plan)](const KernelArgs& a) { cpu::strided_copy(plan, a.inputs[0], a.outputs[0]); }};
+}
+
+// ---- aliases --------------------------------------------------------------------------------
+
+// rebind asserts at run time that x has the attribute's shape: the engine evaluated that shape
+// for this call as output 0's dims, so a difference is the caller's broken promise.
+Lowered lower_rebind(const LowerContext& ctx) {
+  if (ctx.inputs[0].dims != ctx.outputs[0].dims) {
+    const std::string& message = ctx.attr<std::string>("message");
+    fail(Code::kInvalidArgument, ctx.op_label(), ": input 0 'x' is ", ctx.inputs[0].to_string(),
+         " but the graph asserted the shape ", ctx.outputs[0].to_string(), message.empty() ? "" : ": ", message);
+  }
+  return alias(ctx);
+}
+
+// ---- permute, transpose, broadcast_to, tile ------------------------------------------------------
+
+Lowered permuted(const LowerContext& ctx, const Dims& perm) {
+  const Dims in_strides = cpu::dense_strides(ctx.inputs[0].dims);
+  Dims strides;
+  for (int64_t p : perm) strides.push_back(in_strides[axis_in(ctx, p, ctx.inputs[0].rank(), "axis")]);
+  return strided(ctx, ctx.outputs[0].dims, strides);
+}
+
+Lowered lower_permute(const LowerContext& ctx) { return permuted(ctx, ctx.attr<Dims>("dims")); }
+
+Lowered lower_transpose(const LowerContext& ctx) {
+  const int64_t rank = ctx.inputs[0].rank();
+  Dims perm(static_cast<size_t>(rank));
+  std::iota(perm.begin(), perm.end(), 0);
+  if (rank > 0) {
+    const int64_t a = axis_in(ctx, ctx.attr<int64_t>("axis_1"), rank, "attribute 'axis_1'");
+    const int64_t b = axis_in(ctx, ctx.attr<int64_t>("axis_2"), rank, "attribute 'axis_2'");
+    std::swap(perm[a], perm[b]);
+  }
+  return permuted(ctx, perm);
+}
+
+// Input dims align with the output's last ones; a size-1 or missing input axis reads one
+// element again and again (stride 0). A shape_tensor input only repeats the dims the engine
+// already has; where it is a constant, its values are checked against them.
+Lowered lower_broadcast_to(const LowerContext& ctx) {
+  const Dims& in = ctx.inputs[0].dims;
+  const Dims& out = ctx.outputs[0].dims;
+  if (std::optional<Dims> got = constant_ints(ctx, 1); got && *got != out) {
+    std::vector<Dim> shown(got->begin(), got->end());
+    fail(Code::kInvalidArgument, ctx.op_label(), ": input 1 'shape_tensor' holds ", dims_to_string(shown),
+         " but attribute 'out_dims' gives ", ctx.outputs[0].to_string());
+  }
+  const Dims in_strides = cpu::dense_strides(in);
+  const size_t offset = out.size() - in.size();
+  Dims strides(out.size(), 0);
+  for (size_t j = 0; j < in.size(); ++j) {
+    if (in[j] == out[offset + j]) strides[offset + j] = in_strides[j];
+    else if (in[j] != 1)
+      fail(Code::kInvalidArgument, ctx.op_label(), ": cannot broadcast ", ctx.inputs[0].to_string(), " to ",
+           ctx.outputs[0].to_string(), " (axis ", j, ")");
+  }
+  return strided(ctx, ctx.outputs[0].dims, strides);
+}
+
+// The output as [r0, d0, r1, d1, ...]: each repeat axis reads its block again (stride 0).
+Lowered lower_tile(const LowerContext& ctx) {
+  const Dims& in = ctx.inputs[0].dims;
+  const Dims& out = ctx.outputs[0].dims;
+  const Dims in_strides = cpu::dense_strides(in);
+  Dims dims, strides;
+  for (size_t i = 0; i < in.size(); ++i) {
+    dims.push_back(in[i] == 0 ? 0 : out[i] / in[i]);
+    strides.push_back(0);
+    dims.push_back(in[i]);
+    strides.push_back(in_strides[i]);
+  }
+  return strided(ctx, dims, strides);
+}
+
+// ---- concat, stack, split, chunk ----------------------------------------------------------------
+
+// Along `axis` of `whole`, each part contributes rows of part_extent[i] * inner elements.
+struct RowSplit {
+  int64_t outer = 1;
+  std::vector<int64_t> row_bytes;
+};
+
+RowSplit row_split(const Dims& whole, int64_t axis, const std::vector<int64_t>& part_extent, int32_t w) {
+  RowSplit s;
+  s.outer = product(whole, 0, static_cast<size_t>(axis));
+  const int64_t inner = product(whole, static_cast<size_t>(axis) + 1, whole.size());
+  for (int64_t e : part_extent) s.row_bytes.push_back(e * inner * w);
+  return s;
+}
+
+Lowered concat_of(const LowerContext& ctx, RowSplit s) {
+  if (ctx.inputs.size() == 1) return alias(ctx);
+  return {[s = std::move(s)](const KernelArgs& a) {
+    cpu::concat_rows({a.inputs, s.row_bytes.size()}, s.row_bytes, s.outer, a.outputs[0]);
+  }};
+}
+
+Lowered lower_concat(const LowerContext& ctx) {
+  const Dims& out = ctx.outputs[0].dims;
+  const int64_t axis = axis_in(ctx, ctx.attr<int64_t>("axis"), static_cast<int64_t>(out.size()), "attribute 'axis'");
+  std::vector<int64_t> extents;
+  for (const Shape& in : ctx.inputs) extents.push_back(in.dims[static_cast<size_t>(axis)]);
+  return concat_of(ctx, row_split(out, axis, extents, element_bytes(ctx, ctx.outputs[0].dtype)));
+}
+
+// Each input is one index along the new axis.
+Lowered lower_stack(const LowerContext& ctx) {
+  const Dims& out = ctx.outputs[0].dims;
+  const int64_t axis = axis_in(ctx, ctx.attr<int64_t>("axis"), static_cast<int64_t>(out.size()), "attribute 'axis'");
+  std::vector<int64_t> extents(ctx.inputs.size(), 1);
+  return concat_of(ctx, row_split(out, axis, extents, element_bytes(ctx, ctx.outputs[0].dtype)));
+}
+
+Lowered lower_split(const LowerContext& ctx) {
+  const Dims& in = ctx.inputs[0].dims;
+  const int64_t axis = axis_in(ctx, ctx.attr<int64_t>("axis"), static_cast<int64_t>(in.size()), "attribute 'axis'");
+  if (ctx.outputs.size() == 1) return alias(ctx);
+  std::vector<int64_t> extents;
+  for (const Shape& out : ctx.outputs) extents.push_back(out.dims[static_cast<size_t>(axis)]);
+  RowSplit s = row_split(in, axis, extents, element_bytes(ctx, ctx.inputs[0].dtype));
+  return {[s = std::move(s)](const KernelArgs& a) {
+    cpu::split_rows(a.inputs[0], s.outer, {a.outputs, s.row_bytes.size()}, s.row_bytes);
+  }};
+}
+
+// ---- repeat_interleave, pad ------------------------------------------------------------------
+
+Lowered lower_repeat_interleave(const LowerContext& ctx) {
+  const Shape& x = ctx.inputs[0];
+  const int32_t w = element_bytes(ctx, x.dtype);
+  Dims dims = x.dims;
+  int64_t axis = 0;
+  if (ctx.attrs().has("axis")) axis = axis_in(ctx, ctx.attr<int64_t>("axis"), x.rank(), "attribute 'axis'");
+  else dims = {x.num_elements()};
+  const int64_t outer = product(dims, 0, static_cast<size_t>(axis)), d = dims[static_cast<size_t>(axis)];
+  const int64_t inner = product(dims, static_cast<size_t>(axis) + 1, dims.size());
+
+  if (ctx.inputs.size() == 1) {  // one count for every slice: [outer, d, r, inner] reading r times
+    const int64_t r = ctx.attr<int64_t>("repeats");
+    return strided(ctx, {outer, d, r, inner}, {d * inner, inner, 0, 1});
+  }
+
+  const Shape& counts = ctx.inputs[1];
+  if (!dtype_is_integral(counts.dtype)) ctx.unsupported("repeats of dtype ", dtype_name(counts.dtype));
+  const int64_t num_counts = counts.num_elements();
+  if (num_counts != 1 && num_counts != d)
+    fail(Code::kInvalidArgument, ctx.op_label(), ": input 1 'repeats_tensor' ", counts.to_string(), " must hold 1 or ",
+         d, " counts");
+  const int64_t total_out = ctx.outputs[0].dims[static_cast<size_t>(axis)];
+  const DType count_type = counts.dtype;
+  const int64_t slice = inner * w;
+  // The kernel cannot fail a call; where the counts are constants, check the promised length now.
+  if (const Constant* c = ctx.input_constant(1)) {
+    const int64_t sum = cpu::repeat_total(c->data.get(), count_type, num_counts, d);
+    if (sum != total_out)
+      fail(Code::kInvalidArgument, ctx.op_label(), ": the repeats sum to ", sum, " but attribute 'out_dim' is ",
+           total_out);
+  }
+  return {[=](const KernelArgs& a) {
+    cpu::repeat_interleave(a.inputs[0], a.inputs[1], count_type, num_counts, a.outputs[0], outer, d, total_out, slice);
+  }};
+}
+
+// The fill value as `dtype`'s bytes (numpy's cast of the value to the array's dtype; an
+// integer takes the low bytes of the value's two's complement).
+uint64_t fill_pattern(const LowerContext& ctx, double v, DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return std::bit_cast<uint32_t>(static_cast<float>(v));
+    case DType::kFloat64: return std::bit_cast<uint64_t>(v);
+    case DType::kFloat16: return cpu::float_to_f16(static_cast<float>(v));
+    case DType::kBFloat16: return cpu::float_to_bf16(static_cast<float>(v));
+    case DType::kBool: return v != 0.0 ? 1 : 0;
+    default: break;
+  }
+  if (dtype_is_integral(dtype)) {
+    if (!(v >= -0x1p63 && v < 0x1p64))  // also false for NaN
+      fail(Code::kInvalidArgument, ctx.op_label(), ": attribute 'value' ", v, " does not fit ", dtype_name(dtype));
+    return v >= 0x1p63 ? static_cast<uint64_t>(v) : static_cast<uint64_t>(static_cast<int64_t>(v));
+  }
+  if (v == 0.0) return 0;  // every float8 format encodes +0 as all-zero bits
+  ctx.unsupported("a non-zero pad value in dtype ", dtype_name(dtype));
+}
+
+Lowered lower_pad(const LowerContext& ctx) {
+  const std::string& mode = ctx.attr<std::string>("mode");
+  if (mode != "constant") ctx.unsupported("mode \"", mode, "\" (only \"constant\")");
+  const Shape& x = ctx.inputs[0];
+  const Dims& paddings = ctx.attr<Dims>("paddings");
+  Dims before;
+  bool any = false;
+  for (size_t i = 0; i < x.dims.size(); ++i) {
+    before.push_back(paddings[2 * i]);
+    any = any || paddings[2 * i] != 0 || paddings[2 * i + 1] != 0;
+  }
+  if (!any) return alias(ctx);
+  const int32_t w = element_bytes(ctx, x.dtype);
+  const uint64_t pattern = fill_pattern(ctx, ctx.attr<double>("value"), x.dtype);
+  return {[=, in = x.dims, out = ctx.outputs[0].dims](const KernelArgs& a) {
+    cpu::pad_constant(a.inputs[0], a.outputs[0], w, in, before, out, pattern);
+  }};
+}
+
+// ---- shape_to_tensor -------------------------------------------------------------------------
+
+// The dims are written as int64 at lowering time, so the kernel is one small memcpy.
+Lowered lower_shape_to_tensor(const LowerContext& ctx) {
+  std::vector<int64_t> values;
+  for (const Dim& d : ctx.attr<std::vector<Dim>>("shape")) {
+    if (!d.is_static())
+      ctx.unsupported("the symbolic dim '", d, "' in attribute 'shape' (the kernel lowering is not given the "
+                      "values of symbols)");
+    values.push_back(d.static_value());
+  }
+  return {[values = std::move(values)](const KernelArgs& a) {
+    if (!values.empty()) std::memcpy(a.outputs[0], values.data(), values.size() * sizeof(int64_t));
+  }};
+}
+
+}  // namespace
+
+void register_shape_kernels(KernelTable& t) {
+  for (const char* op : {"reshape", "squeeze", "unsqueeze", "flatten", "as_interleaved_complex"}) t.add(op, alias);
+  t.add("rebind", lower_rebind);
+  t.add("permute", lower_permute);
+  t.add("transpose", lower_transpose);
+  t.add("broadcast_to", lower_broadcast_to);
+  t.add("tile", lower_tile);
+  t.add("concat", lower_concat);
+  t.add("stack", lower_stack);
+  t.add("split", lower_split);
+  t.add("chunk", lower_split);
+  t.add("repeat_interleave", lower_repeat_interleave);
+  t.add("pad", lower_pad);
+  t.add("shape_to_tensor", lower_shape_to_tensor);
+}
+
+}  // namespace maxc

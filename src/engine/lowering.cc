@@ -1,0 +1,46 @@
+#include "engine/lowering.h"
+
+#include <mutex>
+
+#include "engine/lower/lower.h"
+#include "graph/dim.h"
+
+namespace maxc {
+
+int64_t Shape::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string Shape::to_string() const {
+  std::vector<Dim> ds(dims.begin(), dims.end());
+  return str_cat(dtype_name(dtype) ? dtype_name(dtype) : "invalid", dims_to_string(ds));
+}
+
+const KernelTable& KernelTable::builtin() {
+  static const KernelTable table = [] {
+    KernelTable t;
+    register_builtin_kernels(t);
+    return t;
+  }();
+  return table;
+}
+
+void KernelTable::add(std::string op, LowerFn fn) {
+  if (table_.contains(op)) fail(Code::kInternal, "two CPU kernels registered for op '", op, "'");
+  table_.emplace(std::move(op), std::move(fn));
+}
+
+const LowerFn* KernelTable::find(std::string_view op) const {
+  auto it = table_.find(op);
+  return it == table_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> KernelTable::ops() const {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : table_) names.push_back(name);
+  return names;
+}
+
+}  // namespace maxc

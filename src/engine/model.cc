@@ -1,0 +1,112 @@
+#include "engine/model.h"
+
+#include <map>
+
+#include "driver/device.h"
+#include "engine/executor.h"
+#include "engine/input_binding.h"
+
+namespace maxc {
+
+namespace {
+
+// A dense host tensor for `t`: itself when it already is one, else a packed copy.
+Ref<Tensor> dense_host(const Ref<Tensor>& t) {
+  if (t->device()->is_host() && t->is_contiguous()) return t;
+  return t->copy(Device::cpu());
+}
+
+void check_weight(const std::string& name, const TensorType& want, const Tensor& t) {
+  if (!t.device()->is_host())
+    fail(Code::kInvalidArgument, "weight '", name, "' is on ", t.device()->label(), " but the model runs on the CPU");
+  std::vector<int64_t> dims;
+  for (const Dim& d : want.dims) dims.push_back(d.static_value());
+  if (t.dtype() != want.dtype || t.dims() != dims)
+    fail(Code::kInvalidArgument, "weight '", name, "' is ", dtype_name(t.dtype()), dims_to_string(t.dims()),
+         " but the graph declares ", dtype_name(want.dtype), dims_to_string(dims));
+}
+
+}  // namespace
+
+Model::Model(Ref<CompiledModel> compiled, std::shared_ptr<const Weights> weights)
+    : Object(ObjectKind::kModel), compiled_(std::move(compiled)), weights_(std::move(weights)) {}
+
+Model::Weights Model::merge(const Weights& base, const NamedTensors& updates, bool require_all) const {
+  const Program& p = compiled_->program();
+  std::map<std::string_view, size_t> index;
+  for (size_t i = 0; i < p.weights.size(); ++i) index[p.weights[i].name] = i;
+  Weights result = base;
+  result.resize(p.weights.size());
+  std::vector<bool> given(p.weights.size(), false);
+  for (const auto& [name, tensor] : updates) {
+    auto it = index.find(name);
+    if (it == index.end()) {
+      std::string known;
+      for (const auto& w : p.weights) known += (known.empty() ? "" : ", ") + w.name;
+      fail(Code::kInvalidArgument, "weight '", name, "' is not a weight of this model (it has: ",
+           known.empty() ? "none" : known, ")");
+    }
+    if (given[it->second]) fail(Code::kInvalidArgument, "weight '", name, "' is given twice");
+    if (!tensor) fail(Code::kInvalidArgument, "weight '", name, "' is NULL");
+    check_weight(name, p.types[p.weights[it->second].value], *tensor);
+    given[it->second] = true;
+    result[it->second] = dense_host(tensor);
+  }
+  if (require_all)
+    for (size_t i = 0; i < given.size(); ++i)
+      if (!given[i])
+        fail(Code::kNotFound, "weight '", p.weights[i].name, "' (", p.types[p.weights[i].value],
+             ") is declared by the graph but was not given");
+  return result;
+}
+
+Ref<Model> Model::create(Ref<CompiledModel> compiled, const NamedTensors& weights) {
+  auto model = Ref<Model>::adopt(new Model(std::move(compiled), nullptr));
+  model->weights_ = std::make_shared<const Weights>(model->merge({}, weights, /*require_all=*/true));
+  return model;
+}
+
+void Model::reload(const NamedTensors& weights) {
+  auto next = std::make_shared<const Weights>(merge(*snapshot(), weights, /*require_all=*/false));
+  std::lock_guard lock(mu_);
+  weights_ = std::move(next);
+}
+
+std::shared_ptr<const Model::Weights> Model::snapshot() const {
+  std::lock_guard lock(mu_);
+  return weights_;
+}
+
+std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> inputs) const {
+  const Program& p = compiled_->program();
+  const SymbolValues symbols = bind_inputs(p, inputs);
+  std::shared_ptr<ExecPlan> plan = compiled_->plan_for(symbols);
+  std::shared_ptr<const Weights> weights = snapshot();
+  std::vector<Ref<Tensor>> dense;  // keeps packed copies of strided inputs alive
+  std::vector<const void*> in_ptrs, w_ptrs;
+  for (const auto& t : inputs) {
+    dense.push_back(dense_host(t));
+    in_ptrs.push_back(dense.back()->data());
+  }
+  for (const auto& w : *weights) w_ptrs.push_back(w->data());
+  return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, compiled_->context()->num_threads()});
+}
+
+std::vector<Ref<Tensor>> Model::execute_named(std::span<const std::string> names,
+                                              std::span<const Ref<Tensor>> inputs) const {
+  const Program& p = compiled_->program();
+  std::vector<Ref<Tensor>> ordered(p.inputs.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    size_t k = 0;
+    while (k < p.inputs.size() && p.inputs[k].name != names[i]) ++k;
+    if (k == p.inputs.size()) fail(Code::kNotFound, "the model has no input named '", names[i], "'");
+    if (ordered[k]) fail(Code::kInvalidArgument, "input '", names[i], "' is given twice");
+    if (!inputs[i]) fail(Code::kInvalidArgument, "input '", names[i], "' is NULL");
+    ordered[k] = inputs[i];
+  }
+  for (size_t k = 0; k < p.inputs.size(); ++k)
+    if (!ordered[k]) fail(Code::kInvalidArgument, "input '", p.inputs[k].name, "' is missing");
+  return execute(ordered);
+}
+
+}  // namespace maxc

@@ -1,0 +1,48 @@
+// A compiled model with its weights bound (MAX's Model). Thread-safe: concurrent executes
+// share the weights through a snapshot, so a reload swaps them without disturbing calls
+// already running.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/object.h"
+#include "driver/tensor.h"
+#include "engine/compiled_model.h"
+
+namespace maxc {
+
+using NamedTensors = std::vector<std::pair<std::string, Ref<Tensor>>>;
+
+class Model : public Object {
+ public:
+  // NOT_FOUND names a weight the graph declares but `weights` lacks; INVALID_ARGUMENT an
+  // unknown name, a repeat, or a dtype, shape or device that differs from the declaration.
+  static Ref<Model> create(Ref<CompiledModel> compiled, const NamedTensors& weights);
+
+  const Ref<CompiledModel>& compiled() const { return compiled_; }
+
+  // Inputs by position. Checks them all before any kernel runs (see bind_inputs).
+  std::vector<Ref<Tensor>> execute(std::span<const Ref<Tensor>> inputs) const;
+  // Inputs by name, in any order.
+  std::vector<Ref<Tensor>> execute_named(std::span<const std::string> names, std::span<const Ref<Tensor>> inputs) const;
+  // Replaces the named weights; the others stay. All-or-nothing.
+  void reload(const NamedTensors& weights);
+
+ private:
+  using Weights = std::vector<Ref<Tensor>>;  // in the program's weight order
+  Model(Ref<CompiledModel> compiled, std::shared_ptr<const Weights> weights);
+  // `base` plus `updates`, checked; with `require_all`, every weight must be named.
+  Weights merge(const Weights& base, const NamedTensors& updates, bool require_all) const;
+  std::shared_ptr<const Weights> snapshot() const;
+
+  Ref<CompiledModel> compiled_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const Weights> weights_;
+};
+
+}  // namespace maxc

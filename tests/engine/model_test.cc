@@ -1,0 +1,114 @@
+// The engine below the ABI: fusion changes nothing but speed, the arena is smaller than the
+// intermediates it holds, plans are cached per shape within their bound.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "driver/device.h"
+#include "engine/model.h"
+
+namespace maxc {
+namespace {
+
+TensorType f32(std::vector<Dim> dims) { return TensorType{DType::kFloat32, std::move(dims), DeviceRef::cpu()}; }
+
+Ref<Tensor> random_tensor(std::vector<int64_t> dims, uint32_t seed) {
+  auto t = Tensor::create(Device::cpu(), DType::kFloat32, dims);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto* p = reinterpret_cast<float*>(t->data());
+  for (int64_t i = 0; i < t->num_elements(); ++i) p[i] = u(rng);
+  return t;
+}
+
+// A transformer-ish block: every pattern the fusion passes look for, and an elementwise tail.
+//   h = gelu(x @ w1 + b1) @ w2 + b2;  y = layer_norm(h + x);  z = exp(y) * 0.5 - y
+Graph block() {
+  Graph g("block");
+  ValueId x = g.add_input("x", f32({"batch", 16}));
+  ValueId w1 = g.add_weight("w1", f32({16, 32}));
+  ValueId b1 = g.add_weight("b1", f32({32}));
+  ValueId w2 = g.add_weight("w2", f32({32, 16}));
+  ValueId b2 = g.add_weight("b2", f32({16}));
+  ValueId gamma = g.add_weight("gamma", f32({16}));
+  ValueId beta = g.add_weight("beta", f32({16}));
+  ValueId h = g.add_op("gelu", {g.add_op("add", {g.add_op("matmul", {x, w1})[0], b1})[0]})[0];
+  h = g.add_op("add", {g.add_op("matmul", {h, w2})[0], b2})[0];
+  ValueId y = g.add_op("layer_norm", {g.add_op("add", {h, x})[0], gamma, beta}, {{"epsilon", 1e-5}})[0];
+  float half = 0.5f;
+  ValueId c = g.add_constant(Constant::copy_of(f32({}), {reinterpret_cast<const uint8_t*>(&half), 4}));
+  ValueId z = g.add_op("sub", {g.add_op("mul", {g.add_op("exp", {y})[0], c})[0], y})[0];
+  g.set_outputs({{"y", y}, {"z", z}});
+  return g;
+}
+
+NamedTensors block_weights() {
+  return {{"w1", random_tensor({16, 32}, 1)}, {"b1", random_tensor({32}, 2)},   {"w2", random_tensor({32, 16}, 3)},
+          {"b2", random_tensor({16}, 4)},     {"gamma", random_tensor({16}, 5)}, {"beta", random_tensor({16}, 6)}};
+}
+
+std::vector<float> values(const Ref<Tensor>& t) {
+  const auto* p = reinterpret_cast<const float*>(t->data());
+  return {p, p + t->num_elements()};
+}
+
+Ref<CompiledModel> compile(const Graph& g, bool fuse, int64_t cache = 16) {
+  CompileSettings s;
+  s.fuse = fuse;
+  s.plan_cache_capacity = cache;
+  return CompiledModel::compile(Context::create({}), g, s);
+}
+
+TEST(Model, FusionGivesTheSameResults) {
+  Graph g = block();
+  auto fused = Model::create(compile(g, true), block_weights());
+  auto plain = Model::create(compile(g, false), block_weights());
+  EXPECT_LT(fused->compiled()->program().nodes.size(), plain->compiled()->program().nodes.size());
+  for (int64_t batch : {1, 5, 33}) {
+    std::vector<Ref<Tensor>> in = {random_tensor({batch, 16}, 7 + static_cast<uint32_t>(batch))};
+    auto a = fused->execute(in), b = plain->execute(in);
+    ASSERT_EQ(a.size(), 2u);
+    for (size_t o = 0; o < 2; ++o) {
+      auto va = values(a[o]), vb = values(b[o]);
+      ASSERT_EQ(va.size(), vb.size());
+      for (size_t i = 0; i < va.size(); ++i) EXPECT_NEAR(va[i], vb[i], 2e-5f) << "output " << o << " element " << i;
+    }
+  }
+}
+
+TEST(Model, ArenaIsSmallerThanTheIntermediates) {
+  auto compiled = compile(block(), false);
+  auto plan = compiled->plan_for({{"batch", 64}});
+  EXPECT_GT(plan->intermediate_bytes, 0u);
+  EXPECT_LT(plan->arena_bytes, plan->intermediate_bytes);
+}
+
+TEST(Model, PlansAreCachedPerShapeWithinTheBound) {
+  auto compiled = compile(block(), true, /*cache=*/2);
+  auto p1 = compiled->plan_for({{"batch", 1}});
+  EXPECT_EQ(compiled->plan_for({{"batch", 1}}), p1);
+  compiled->plan_for({{"batch", 2}});
+  compiled->plan_for({{"batch", 3}});  // evicts batch 1, the least recently used
+  EXPECT_NE(compiled->plan_for({{"batch", 1}}), p1);
+}
+
+TEST(Model, MissingKernelIsUnimplementedAtCompileForStaticGraphs) {
+  OpRegistry registry;
+  registry.add(OpSchema{.name = "mystery", .inputs = {{"x"}},
+                        .infer = [](const InferContext& ctx) { return std::vector<TensorType>{ctx.input(0)}; }});
+  Graph g("g", registry);
+  ValueId x = g.add_input("x", f32({2, 2}));
+  ValueId y = g.add_op("mystery", {x})[0];
+  g.set_outputs({{"y", y}});
+  try {
+    compile(g, true);
+    FAIL() << "compiled an op without a kernel";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kUnimplemented);
+    EXPECT_NE(std::string(e.what()).find("mystery"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace maxc
