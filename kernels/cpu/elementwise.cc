@@ -20,9 +20,11 @@ using elem::Params;
 // stack of each thread. The fusion pass keeps programs well inside them.
 constexpr int32_t kMaxValues = 512;
 constexpr int32_t kMaxRank = 16;
-constexpr int64_t kRegisterBytes = 48 * 1024;  // per thread, sized for L1
-constexpr int64_t kMaxBlock = 1024;
+constexpr int64_t kRegisterBytes = 64 * 1024;  // per thread: L1 and a bit of L2
+constexpr int64_t kMaxBlock = 4096;            // with registers
+constexpr int64_t kMaxDirectBlock = 16384;     // without: only the per-block dispatch to amortize
 constexpr int64_t kMinBlock = 16;
+constexpr int64_t kMinRowBlock = 512;          // a block this long pays for its dispatch
 
 struct OpInfo {
   ElemOp op;
@@ -149,6 +151,9 @@ struct ElemProgram::Impl {
     LeafKind kind = LeafKind::kDense;
     DType dtype = DType::kInvalid;
     std::array<int64_t, kMaxRank> strides{};
+    // Broadcast over outer dims, contiguous along the inner one and stored as the compute
+    // type (a bias): a block within one inner row reads it in place.
+    bool rows_in_place = false;
   };
   struct Loc {
     Where where = Where::kRegister;
@@ -187,6 +192,7 @@ struct ElemProgram::Impl {
   void collapse_dims();
   void plan_steps();
   void plan_locations();
+  void plan_block();
 
   template <typename T>
   void run(const void* const* inputs, void* const* out) const;
@@ -194,6 +200,8 @@ struct ElemProgram::Impl {
   void run_blocks(int64_t first, int64_t last, const void* const* inputs, void* const* out) const;
   template <typename T>
   void load_strided(const Leaf& leaf, const void* base, int64_t start, int64_t n, T* dst) const;
+  template <typename T>
+  const T* row_in_place(const Leaf& leaf, const void* base, int64_t start, int64_t n) const;
 };
 
 void ElemProgram::Impl::check_spec() const {
@@ -302,6 +310,8 @@ void ElemProgram::Impl::collapse_dims() {
       expect *= dims[k];
     }
     leaf.kind = all_zero ? LeafKind::kScalar : dense ? LeafKind::kDense : LeafKind::kStrided;
+    leaf.rows_in_place = leaf.kind == LeafKind::kStrided && leaf.strides[static_cast<size_t>(rank - 1)] == 1 &&
+                         leaf.dtype == elem_compute_storage(spec.compute);
   }
 }
 
@@ -401,13 +411,30 @@ void ElemProgram::Impl::plan_locations() {
     }
   }
   num_registers = next_reg;
+  plan_block();
+}
 
+// Blocks as long as the registers allow; when a leaf is a broadcast row (a bias), a length
+// that tiles the row so that every block reads the row in place instead of copying it.
+void ElemProgram::Impl::plan_block() {
   const int64_t bytes = static_cast<int64_t>(compute_bytes(spec.compute));
-  block = kMaxBlock;
-  if (num_registers > 0) block = std::min(block, kRegisterBytes / (num_registers * bytes) / kMinBlock * kMinBlock);
+  if (num_registers == 0) {
+    block = kMaxDirectBlock;
+    return;
+  }
+  block = std::min(kMaxBlock, kRegisterBytes / (num_registers * bytes) / kMinBlock * kMinBlock);
   if (block < kMinBlock)
     fail(Code::kInvalidArgument, "elementwise program: needs ", num_registers, " registers; at most ",
          kRegisterBytes / (kMinBlock * bytes), " fit");
+  const int64_t row = dims[static_cast<size_t>(rank - 1)];
+  const bool has_row_leaf = std::any_of(leaves.begin(), leaves.end(), [](const Leaf& l) { return l.rows_in_place; });
+  if (!has_row_leaf || row < kMinRowBlock) return;
+  for (int64_t b = std::min(block, row) / kMinBlock * kMinBlock; b >= kMinRowBlock; b -= kMinBlock) {
+    if (row % b == 0) {
+      block = b;
+      return;
+    }
+  }
 }
 
 template <typename T>
@@ -432,6 +459,21 @@ void ElemProgram::Impl::load_strided(const Leaf& leaf, const void* base, int64_t
       ++idx[static_cast<size_t>(k - 1)];
     }
   }
+}
+
+// The leaf's elements for [start, start + n) when they are one contiguous run of it, else null.
+template <typename T>
+const T* ElemProgram::Impl::row_in_place(const Leaf& leaf, const void* base, int64_t start, int64_t n) const {
+  if (!leaf.rows_in_place) return nullptr;
+  const int64_t row = dims[static_cast<size_t>(rank - 1)];
+  const int64_t col = start % row;
+  if (col + n > row) return nullptr;
+  int64_t offset = col, rest = start / row;
+  for (int32_t k = rank - 1; k-- > 0;) {
+    offset += (rest % dims[static_cast<size_t>(k)]) * leaf.strides[static_cast<size_t>(k)];
+    rest /= dims[static_cast<size_t>(k)];
+  }
+  return static_cast<const T*>(base) + offset;
 }
 
 template <typename T>
@@ -470,7 +512,11 @@ void ElemProgram::Impl::run_blocks(int64_t first, int64_t last, const void* cons
       if (leaf.kind == LeafKind::kDense) {
         elem::load_run(leaf.dtype, inputs[l], start, 1, n, reg);
       } else if (leaf.kind == LeafKind::kStrided) {
-        load_strided(leaf, inputs[l], start, n, reg);
+        if (const T* row = row_in_place<T>(leaf, inputs[l], start, n)) {
+          values[l] = row;
+        } else {
+          load_strided(leaf, inputs[l], start, n, reg);
+        }
       }
     }
     for (size_t k = 0; k < steps.size(); ++k) {

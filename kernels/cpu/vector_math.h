@@ -48,10 +48,11 @@ MAXC_VM_INLINE float exp_hilo_f(float hi, float lo) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
   constexpr float kShift = 12582912.0f;  // 1.5 * 2^23
-  const float x = hi < -104.0f ? -104.0f : (hi > 89.0f ? 89.0f : hi);
-  const float t = x * kLog2e + kShift;
+  // No clamp up front: past the limits the reduction is garbage (never undefined), and the
+  // selects at the end replace it with the overflow or underflow.
+  const float t = hi * kLog2e + kShift;
   const float n = t - kShift;
-  float r = x - n * kLn2Hi;
+  float r = hi - n * kLn2Hi;
   r = r - n * kLn2Lo;
   r = r + lo;
   float p = 0.0013841403415426612f;
@@ -65,7 +66,9 @@ MAXC_VM_INLINE float exp_hilo_f(float hi, float lo) {
   const int32_t n1 = ni >> 1, n2 = ni - n1;
   const float s1 = std::bit_cast<float>(static_cast<uint32_t>(n1 + 127) << 23);
   const float s2 = std::bit_cast<float>(static_cast<uint32_t>(n2 + 127) << 23);
-  return p * s1 * s2;
+  float y = p * s1 * s2;
+  y = hi > 88.7228394f ? kInf : y;
+  return hi < -105.0f ? 0.0f : y;
 }
 
 MAXC_VM_INLINE float exp_f(float x) { return exp_hilo_f(x, 0.0f); }

@@ -48,6 +48,9 @@ struct KernelArgs {
   void* scratch;
 };
 
+// A kernel may throw maxc::Error once its work is done, on the calling thread (never from
+// inside a parallel region): the call then fails with that status, e.g. for an index that
+// is out of range at run time. The arena and outputs of the failed call are discarded.
 using Kernel = std::function<void(const KernelArgs&)>;
 
 // What a lowering sees: the node (op name, attributes with defaults filled in, and for a

@@ -51,8 +51,17 @@ DType index_dtype(const LowerContext& ctx, size_t input, std::string_view name) 
   return t;
 }
 
-// Checks constant indices (k per tuple, entry j bounded by dims[j]) now, since the kernel can
-// only skip a bad one.
+// A kernel counts the indices it had to skip; any at all fails the call (after the kernel, on
+// the calling thread), so a bad run-time index is an error, never zeros or a stray write.
+void refuse_bad_indices(int64_t bad, std::string_view op, const Dims& dims) {
+  if (bad > 0) {
+    std::vector<Dim> ds(dims.begin(), dims.end());
+    fail(Code::kInvalidArgument, "op '", op, "': ", bad, " index value(s) of 'indices' are out of range for ",
+         dims_to_string(ds));
+  }
+}
+
+// Checks constant indices (k per tuple, entry j bounded by dims[j]) now, at compile time.
 void check_constant_indices(const LowerContext& ctx, size_t input, std::string_view name, const Dims& dims) {
   const Constant* c = ctx.input_constant(input);
   if (!c || dims.empty()) return;
@@ -190,9 +199,9 @@ Lowered lower_gather(const LowerContext& ctx) {
   const int64_t outer = product(in.dims, 0, static_cast<size_t>(axis));
   const int64_t count = ctx.inputs[1].num_elements();
   const int64_t slice = product(in.dims, static_cast<size_t>(axis) + 1, in.dims.size()) * element_bytes(ctx, in.dtype);
-  // An index out of range gives zeros (see the top of the file); the count is dropped.
   return {[=](const KernelArgs& a) {
-    cpu::gather(a.inputs[0], a.inputs[1], index_type, a.outputs[0], outer, axis_dim, count, slice);
+    refuse_bad_indices(cpu::gather(a.inputs[0], a.inputs[1], index_type, a.outputs[0], outer, axis_dim, count, slice),
+                       "gather", {axis_dim});
   }};
 }
 
@@ -210,7 +219,9 @@ Lowered lower_gather_nd(const LowerContext& ctx) {
   const int64_t per_batch = product(idx.dims, b, idx.dims.size() - 1);
   const int64_t slice = product(in.dims, b + k, in.dims.size()) * element_bytes(ctx, in.dtype);
   return {[=](const KernelArgs& a) {
-    cpu::gather_nd(a.inputs[0], a.inputs[1], index_type, a.outputs[0], batch, indexed, per_batch, slice);
+    refuse_bad_indices(
+        cpu::gather_nd(a.inputs[0], a.inputs[1], index_type, a.outputs[0], batch, indexed, per_batch, slice),
+        "gather_nd", indexed);
   }};
 }
 
@@ -229,8 +240,11 @@ Lowered lower_scatter(const LowerContext& ctx) {
   }
   check_constant_indices(ctx, 2, "indices", {in.dims[static_cast<size_t>(axis)]});
   const int32_t w = element_bytes(ctx, in.dtype);
+  const int64_t axis_dim = in.dims[static_cast<size_t>(axis)];
   Lowered l{[=, in_dims = in.dims, upd_dims = upd.dims](const KernelArgs& a) {
-    cpu::scatter(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], w, in_dims, upd_dims, axis);
+    refuse_bad_indices(
+        cpu::scatter(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], w, in_dims, upd_dims, axis),
+        "scatter", {axis_dim});
   }};
   l.inplace_input = 0;
   return l;
@@ -246,7 +260,9 @@ Lowered lower_scatter_nd(const LowerContext& ctx) {
   const int64_t count = product(idx.dims, 0, idx.dims.size() - 1);
   const int64_t slice = product(in.dims, k, in.dims.size()) * element_bytes(ctx, in.dtype);
   Lowered l{[=](const KernelArgs& a) {
-    cpu::scatter_nd(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], indexed, count, slice);
+    refuse_bad_indices(
+        cpu::scatter_nd(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], indexed, count, slice),
+        "scatter_nd", indexed);
   }};
   l.inplace_input = 0;
   return l;
