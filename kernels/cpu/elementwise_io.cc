@@ -42,7 +42,8 @@ template <typename T>
     using S = decltype(tag);
     S* p = static_cast<S*>(base) + offset;
     if constexpr (std::is_same_v<S, T>) {
-      std::memcpy(p, src, static_cast<size_t>(n) * sizeof(T));
+      // The same bytes when a copy program runs in place.
+      if (static_cast<const void*>(p) != static_cast<const void*>(src)) std::memcpy(p, src, static_cast<size_t>(n) * sizeof(T));
     } else {
 #pragma omp simd
       for (int64_t i = 0; i < n; ++i) p[i] = store_as<S>(src[i]);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "compiler/passes.h"
+#include "compiler/rewrite.h"
 
 namespace maxc {
 
@@ -16,11 +17,8 @@ void eliminate_dead_code(Program& p) {
     if (!keep[k]) continue;
     for (ValueId v : n.inputs) live[v] = true;
   }
-  std::vector<Node> nodes;
-  nodes.reserve(p.nodes.size());
-  for (size_t k = 0; k < p.nodes.size(); ++k)
-    if (keep[k]) nodes.push_back(std::move(p.nodes[k]));
-  p.nodes = std::move(nodes);
+  keep.flip();
+  erase_nodes(p, keep);
   std::erase_if(p.constants, [&](const ProgramConstant& c) { return !live[c.value]; });
 }
 

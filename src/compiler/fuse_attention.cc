@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "compiler/passes.h"
+#include "compiler/rewrite.h"
 
 namespace maxc {
 namespace {
@@ -197,11 +198,7 @@ void fuse_attention(Program& p) {
     for (size_t k : m->nodes) removed[k] = true;
     p.nodes[i] = std::move(fused);
   }
-  std::vector<Node> kept;
-  kept.reserve(p.nodes.size());
-  for (size_t k = 0; k < p.nodes.size(); ++k)
-    if (!removed[k]) kept.push_back(std::move(p.nodes[k]));
-  p.nodes = std::move(kept);
+  erase_nodes(p, removed);
 }
 
 }  // namespace maxc

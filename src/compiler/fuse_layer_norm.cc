@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compiler/passes.h"
+#include "compiler/rewrite.h"
 
 namespace maxc {
 namespace {
@@ -82,11 +83,7 @@ void fuse_add_layer_norm(Program& p) {
     p.nodes[at] = std::move(fused);
     removed[other] = true;
   }
-  std::vector<Node> kept;
-  kept.reserve(p.nodes.size());
-  for (size_t k = 0; k < p.nodes.size(); ++k)
-    if (!removed[k]) kept.push_back(std::move(p.nodes[k]));
-  p.nodes = std::move(kept);
+  erase_nodes(p, removed);
 }
 
 }  // namespace maxc

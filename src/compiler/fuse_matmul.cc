@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compiler/passes.h"
+#include "compiler/rewrite.h"
 
 namespace maxc {
 namespace {
@@ -108,11 +109,7 @@ void fuse_matmul_epilogue(Program& p) {
     for (size_t k = 0; k + 1 < pattern.size(); ++k) removed[pattern[k]] = true;
     p.nodes[pattern.back()] = std::move(fused);
   }
-  std::vector<Node> kept;
-  kept.reserve(p.nodes.size());
-  for (size_t k = 0; k < p.nodes.size(); ++k)
-    if (!removed[k]) kept.push_back(std::move(p.nodes[k]));
-  p.nodes = std::move(kept);
+  erase_nodes(p, removed);
 }
 
 }  // namespace maxc

@@ -19,6 +19,14 @@ void rewrite_inputs(Node& n, const std::vector<ValueId>& replace) {
 
 }  // namespace
 
+void erase_nodes(Program& p, const std::vector<bool>& removed) {
+  std::vector<Node> kept;
+  kept.reserve(p.nodes.size());
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    if (!removed[k]) kept.push_back(std::move(p.nodes[k]));
+  p.nodes = std::move(kept);
+}
+
 std::vector<ValueId> identity_map(const Program& p) {
   std::vector<ValueId> map(p.types.size());
   std::iota(map.begin(), map.end(), ValueId{0});

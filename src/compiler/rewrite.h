@@ -11,6 +11,9 @@ namespace maxc {
 // to `to`, for each pair in `replace` (replace[from] == from means untouched).
 void apply_replacements(Program& p, const std::vector<ValueId>& replace);
 
+// Drops the nodes marked in `removed` (by node index), keeping the order of the rest.
+void erase_nodes(Program& p, const std::vector<bool>& removed);
+
 // identity[v] == v for every value of p.
 std::vector<ValueId> identity_map(const Program& p);
 

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 
+#include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/band_part.h"
@@ -24,25 +25,6 @@ namespace {
 using Dims = std::vector<int64_t>;
 
 constexpr int64_t kOpen = INT64_MAX;  // an omitted slice bound, as the schema spells it
-
-int32_t element_bytes(const LowerContext& ctx, DType dtype) {
-  const int32_t bits = dtype_size_in_bits(dtype);
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
-    ctx.unsupported("dtype ", dtype_name(dtype) ? dtype_name(dtype) : "invalid", " (", bits, "-bit elements)");
-  return bits / 8;
-}
-
-int64_t product(const Dims& dims, size_t begin, size_t end) {
-  int64_t n = 1;
-  for (size_t i = begin; i < end && i < dims.size(); ++i) n *= dims[i];
-  return n;
-}
-
-int64_t axis_in(const LowerContext& ctx, int64_t axis, int64_t rank) {
-  const int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank) fail(Code::kInternal, ctx.op_label(), ": axis ", axis, " is out of range for rank ", rank);
-  return a;
-}
 
 DType index_dtype(const LowerContext& ctx, size_t input, std::string_view name) {
   const DType t = ctx.inputs[input].dtype;

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <optional>
 
+#include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/copy.h"
@@ -21,28 +22,6 @@ namespace maxc {
 namespace {
 
 using Dims = std::vector<int64_t>;
-
-// Element width in bytes; sub-byte dtypes (float4) have no data-movement kernel.
-int32_t element_bytes(const LowerContext& ctx, DType dtype) {
-  const int32_t bits = dtype_size_in_bits(dtype);
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
-    ctx.unsupported("dtype ", dtype_name(dtype) ? dtype_name(dtype) : "invalid", " (", bits, "-bit elements)");
-  return bits / 8;
-}
-
-int64_t product(const Dims& dims, size_t begin, size_t end) {
-  int64_t n = 1;
-  for (size_t i = begin; i < end && i < dims.size(); ++i) n *= dims[i];
-  return n;
-}
-
-// An axis attribute made non-negative; the schema has checked it, so a bad one is our bug.
-int64_t axis_in(const LowerContext& ctx, int64_t axis, int64_t rank, std::string_view what) {
-  const int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= std::max<int64_t>(rank, 1))
-    fail(Code::kInternal, ctx.op_label(), ": ", what, " ", axis, " is out of range for rank ", rank);
-  return a;
-}
 
 // The values of input i when it is an integer constant.
 std::optional<Dims> constant_ints(const LowerContext& ctx, size_t i) {

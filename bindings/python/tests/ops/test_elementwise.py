@@ -24,7 +24,7 @@ from max_c.dtype import DType
 from max_c.graph import ops
 
 FLOATS = [np.float32, np.float64, np.float16]
-INTS = [np.int8, np.int32, np.int64, np.uint8]
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64]
 SHAPES = [(), (0,), (1,), (7,), (3, 1, 5), (2, 0, 3), (33, 65)]
 BINARY_SHAPES = [((2, 3), (2, 3)), ((2, 3), (3,)), ((4, 1), (1, 5)), ((), (3,)), ((0, 3), (1, 3)),
                  ((1,), (1,)), ((2, 1, 3), (4, 1)), ((64, 130), (130,))]
