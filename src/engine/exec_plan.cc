@@ -104,7 +104,8 @@ class PlanBuilder {
     for (ValueId v : node.outputs) outs.push_back(plan_->shapes[v]);
     const LowerFn* fn = KernelTable::builtin().find(node.op);
     if (!fn) fail(Code::kUnimplemented, "op '", node.op, "': the CPU engine has no kernel for it");
-    LowerContext ctx{node, ins, outs, consts, [this](ValueId v) { return plan_->shapes.at(v); }, num_threads_};
+    LowerContext ctx{node, ins, outs, consts, [this](ValueId v) { return plan_->shapes.at(v); }, num_threads_,
+                     [this](const Dim& d) { return d.is_static() ? d.static_value() : d.evaluate(symbols_); }};
     Lowered lowered = (*fn)(ctx);
     if (lowered.alias) {
       root_[node.outputs.at(0)] = root_[node.inputs.at(0)];

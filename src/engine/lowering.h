@@ -56,7 +56,7 @@ using Kernel = std::function<void(const KernelArgs&)>;
 // What a lowering sees: the node (op name, attributes with defaults filled in, and for a
 // fused node its steps), the concrete input and output shapes in the node's order, the data
 // of inputs that are compile-time constants, any value's concrete shape (a fused node's
-// inner values), and the size of the thread team.
+// inner values), the values of the plan's symbols, and the size of the thread team.
 struct LowerContext {
   const Node& node;
   std::span<const Shape> inputs;
@@ -64,6 +64,9 @@ struct LowerContext {
   std::span<const Constant* const> input_constants;  // nullptr where not a constant
   std::function<Shape(ValueId)> shape_of;
   int32_t num_threads = 1;
+  // A dim's value for this plan's symbols (static dims, symbols, expressions of them);
+  // NOT_FOUND for a symbol no input binds.
+  std::function<int64_t(const Dim&)> eval_dim = [](const Dim& d) { return d.static_value(); };
 
   std::string_view op() const { return node.op; }
   const Attrs& attrs() const { return node.attrs; }

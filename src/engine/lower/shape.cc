@@ -264,12 +264,7 @@ Lowered lower_pad(const LowerContext& ctx) {
 // The dims are written as int64 at lowering time, so the kernel is one small memcpy.
 Lowered lower_shape_to_tensor(const LowerContext& ctx) {
   std::vector<int64_t> values;
-  for (const Dim& d : ctx.attr<std::vector<Dim>>("shape")) {
-    if (!d.is_static())
-      ctx.unsupported("the symbolic dim '", d, "' in attribute 'shape' (the kernel lowering is not given the "
-                      "values of symbols)");
-    values.push_back(d.static_value());
-  }
+  for (const Dim& d : ctx.attr<std::vector<Dim>>("shape")) values.push_back(ctx.eval_dim(d));
   return {[values = std::move(values)](const KernelArgs& a) {
     if (!values.empty()) std::memcpy(a.outputs[0], values.data(), values.size() * sizeof(int64_t));
   }};

@@ -269,3 +269,12 @@ def test_layout_chain(fuse):
     want = np.transpose(x.reshape(2, 5, 3, 4), (0, 2, 1, 3)) + 1
     (y,) = run(lambda v: ops.permute(ops.reshape(v, [2, 5, 3, 4]), [0, 2, 1, 3]) + 1, [x], fuse=fuse)
     assert_close(y, want, rtol=0, atol=0)
+
+
+def test_shape_to_tensor_of_symbolic_dims_takes_each_call_s_values():
+    with Graph("shape_of_batch", input_types=[TensorType(DType.float32, ["batch", 3])]) as g:
+        g.output(ops.shape_to_tensor(shape=["batch", 3]), ops.relu(g.inputs[0]))
+    model = InferenceSession().load(g)
+    for batch in (1, 5, 2):
+        shape, _ = model.execute(np.zeros((batch, 3), np.float32))
+        assert shape.to_numpy().tolist() == [batch, 3]
