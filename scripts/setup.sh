@@ -16,8 +16,9 @@ APT_PACKAGES=(
   python3 python3-venv
   openjdk-17-jdk-headless maven
 )
-# Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites).
-PIP_PACKAGES=(numpy pytest)
+# Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites), wheel
+# (so the install test builds the binding's wheel offline).
+PIP_PACKAGES=(numpy pytest wheel)
 VENV="$MAX_C_ROOT/.venv"
 
 is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }

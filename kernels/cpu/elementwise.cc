@@ -4,12 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstring>
 #include <sstream>
 
 #include "base/error.h"
-#include "kernels/cpu/cast.h"
 #include "kernels/cpu/elementwise_io.h"
 #include "kernels/cpu/elementwise_program.h"
 #include "kernels/cpu/elementwise_steps.h"

@@ -1,6 +1,3 @@
-// See elementwise_steps.cc for why trapping math is off.
-#pragma GCC optimize("no-trapping-math")
-
 #include "kernels/cpu/elementwise_io.h"
 
 #include <cstring>

@@ -1,8 +1,6 @@
-// Selects (x ? a : b) over values computed on both sides are only if-converted, and so only
-// vectorized, when the compiler may assume float operations do not trap; no kernel enables
-// floating-point exceptions, so that assumption holds.
-#pragma GCC optimize("no-trapping-math")
-
+// Kernel sources build with -fno-math-errno -fno-trapping-math (CMakeLists.txt): without
+// them, the selects over values computed on both sides and the sqrt calls below would not
+// vectorize (they would still be correct).
 #include "kernels/cpu/elementwise_steps.h"
 
 #include <algorithm>
@@ -10,39 +8,22 @@
 
 #include "kernels/cpu/simd.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace maxc::cpu::elem {
 namespace {
 
 using enum ElemOp;
 
-// sqrt: with -fmath-errno (GCC's default) a libm sqrt call may set errno, so loops over
-// std::sqrt do not vectorize; SSE2's sqrt instructions are baseline on x86-64 and exact.
 template <typename T>
 MAXC_ELEM_INLINE void sqrt_block(const T* a, T* o, int64_t n) {
-  int64_t i = 0;
-#if defined(__NO_MATH_ERRNO__)
 #pragma omp simd
-  for (int64_t j = 0; j < n; ++j) o[j] = std::sqrt(a[j]);
-  i = n;
-#elif defined(__SSE2__)
-  if constexpr (std::is_same_v<T, float>) {
-    for (; i + 4 <= n; i += 4) _mm_storeu_ps(o + i, _mm_sqrt_ps(_mm_loadu_ps(a + i)));
-  } else {
-    for (; i + 2 <= n; i += 2) _mm_storeu_pd(o + i, _mm_sqrt_pd(_mm_loadu_pd(a + i)));
-  }
-#endif
-  for (; i < n; ++i) o[i] = std::sqrt(a[i]);
+  for (int64_t i = 0; i < n; ++i) o[i] = std::sqrt(a[i]);
 }
 
 template <typename T>
 MAXC_ELEM_INLINE void rsqrt_block(const T* a, T* o, int64_t n) {
-  sqrt_block(a, o, n);
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) o[i] = T(1) / o[i];
+  for (int64_t i = 0; i < n; ++i) o[i] = T(1) / std::sqrt(a[i]);
 }
 
 template <typename T>
@@ -50,18 +31,11 @@ MAXC_ELEM_INLINE T clamp_unit(T x) {
   return x < T(-1) ? T(-1) : (x > T(1) ? T(1) : x);
 }
 
-// acos in float: the sqrt it needs runs as its own pass over a chunk (see sqrt_block).
 MAXC_ELEM_INLINE void acos_block(const float* a, float* o, int64_t n) {
-  constexpr int64_t kChunk = 256;
-  alignas(64) float s[kChunk];
-  for (int64_t base = 0; base < n; base += kChunk) {
-    const int64_t m = std::min(kChunk, n - base);
-    const float* x = a + base;
 #pragma omp simd
-    for (int64_t i = 0; i < m; ++i) s[i] = (1.0f - vm::abs_f(clamp_unit(x[i]))) * 0.5f;
-    sqrt_block(s, s, m);
-#pragma omp simd
-    for (int64_t i = 0; i < m; ++i) o[base + i] = vm::acos_given_half_sqrt_f(clamp_unit(x[i]), s[i]);
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = clamp_unit(a[i]);
+    o[i] = vm::acos_given_half_sqrt_f(x, std::sqrt((1.0f - vm::abs_f(x)) * 0.5f));
   }
 }
 

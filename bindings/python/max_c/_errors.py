@@ -38,7 +38,8 @@ class MaxValueError(MaxError, ValueError):
 
 
 class MaxTypeError(MaxError, TypeError):
-    """INVALID_ARGUMENT from a call about dtypes."""
+    """INVALID_ARGUMENT about a dtype (MAX raises TypeError there): a dtype name libmax_c does
+    not know, a value that is not a dtype, or a model input of the wrong dtype."""
 
 
 class MaxNotFoundError(MaxError, LookupError):
@@ -54,6 +55,8 @@ class MaxRuntimeError(MaxError, RuntimeError):
 
 
 def error_class(code, dtype=False):
+    """The exception class for a status code; dtype=True says the failing call was about a
+    dtype, so INVALID_ARGUMENT becomes MaxTypeError rather than MaxValueError."""
     if code == INVALID_ARGUMENT:
         return MaxTypeError if dtype else MaxValueError
     if code == NOT_FOUND:
@@ -65,6 +68,12 @@ def error_class(code, dtype=False):
 
 def make_error(code, message, dtype=False):
     return error_class(code, dtype)(message, code)
+
+
+def dtype_mismatch(what, got, expected):
+    """The TypeError MAX raises when a value's dtype is not the one asked for."""
+    return MaxTypeError(f"{what}: dtype is {got.name} but the model expects {expected.name}",
+                        INVALID_ARGUMENT)
 
 
 def status_error(status, dtype=False, prefix=""):

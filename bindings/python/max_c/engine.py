@@ -19,7 +19,7 @@ import numpy as np
 from . import _errors
 from ._errors import check
 from ._lib import lib, max_compile_options_t, max_context_options_t, missing_engine
-from .driver import Device, Tensor, _borrow_numpy, _Handle
+from .driver import Device, Tensor, _borrow_numpy, _Handle, _int_out
 from .dtype import DType
 from .graph import Graph
 
@@ -129,11 +129,15 @@ class _Args:
         self._temps = []  # handles we own
         self._imports = []  # Tensors we made from DLPack producers
 
-    def add(self, value, spec: Optional[TensorSpec], what: str) -> None:
+    def add(self, value, spec: Optional[TensorSpec], what: str, check_dtype=False) -> None:
+        """Converts `value`; with check_dtype, a dtype other than spec's raises TypeError."""
         try:
-            self.ptrs.append(self._handle(value, spec, what))
+            h = self._handle(value, spec, what)
         except _errors.MaxError as e:
             raise type(e)(f"{what}: {e.message}", e.code) from None
+        self.ptrs.append(h)
+        if check_dtype and spec is not None:
+            _check_dtype(h, spec, what)
 
     def _handle(self, value, spec, what):
         if isinstance(value, Tensor):
@@ -171,6 +175,15 @@ class _Args:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _check_dtype(handle, spec: TensorSpec, what: str) -> None:
+    # MAX raises TypeError for an input of the wrong dtype; libmax_c reports it as
+    # INVALID_ARGUMENT like any other bad input, so the binding checks the dtype first and
+    # leaves everything else (count, rank, dims, symbols) to the C check.
+    got = DType(_int_out(lib.max_tensor_dtype, handle))
+    if got != spec.dtype:
+        raise _errors.dtype_mismatch(what, got, spec.dtype)
 
 
 def _names_array(names: Sequence[str]):
@@ -274,13 +287,14 @@ class Model(_Handle):
     def execute(self, *args) -> List[Tensor]:
         """Runs the model on positional inputs (driver.Tensor, numpy arrays or other DLPack
         arrays, and Python or numpy scalars for rank-0 inputs) and returns the outputs as
-        new driver.Tensors. Inputs are only read. Bad inputs raise ValueError naming the input;
-        the model stays usable."""
+        new driver.Tensors. Inputs are only read. An input of the wrong dtype raises TypeError,
+        other bad inputs (count, rank, dims) ValueError; both name the input and the model
+        stays usable."""
         h = self._h
         with _Args() as inputs:
             for i, value in enumerate(args):
                 spec = self._inputs[i] if i < len(self._inputs) else None
-                inputs.add(value, spec, _input_label(i, spec))
+                inputs.add(value, spec, _input_label(i, spec), check_dtype=True)
             out = c_void_p()
             check(lib.max_model_execute(h, inputs.handles(), len(inputs), byref(out)))
         return _tensor_list(out.value)
@@ -310,7 +324,7 @@ class Model(_Handle):
             for name in names:
                 i = self._input_index.get(name)
                 spec = self._inputs[i] if i is not None else None
-                inputs.add(named[name], spec, f"input '{name}'")
+                inputs.add(named[name], spec, f"input '{name}'", check_dtype=True)
             out = c_void_p()
             check(lib.max_model_execute_named(h, _names_array(names), inputs.handles(),
                                               len(names), byref(out)))

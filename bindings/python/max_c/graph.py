@@ -1,6 +1,7 @@
 """max_c.graph: building graphs (MAX's max.graph): Graph, TensorType, DeviceRef, Weight,
 TensorValue with operator sugar, and `ops`, generated from libmax_c's op registry."""
 import enum
+import inspect
 import operator
 import sys
 import threading
@@ -335,12 +336,26 @@ class Graph(_Handle, metaclass=_GraphMeta):
         arr = (c_void_p * max(len(vals), 1))(*[v._ptr for v in vals])
         check(lib.max_graph_set_outputs(self._h, arr, None, len(vals)))
 
-    def add_weight(self, weight: Union[Weight, str], dtype=None, shape=None, device=None,
-                   force_initial_weight_on_host: bool = True) -> "TensorValue":
-        """Declares an external weight; the same weight again gives the same value, another
-        type under the same name raises ValueError."""
+    def add_weight(self, weight: Union[Weight, str], force_initial_weight_on_host: bool = True,
+                   *args, dtype=None, shape=None, device=None) -> "TensorValue":
+        """Declares an external weight (MAX's add_weight(weight, force_initial_weight_on_host));
+        the same weight again gives the same value, another type under the same name raises
+        ValueError. max_c also takes add_weight(name, dtype, shape[, device])."""
         if not isinstance(weight, Weight):
-            weight = Weight(weight, dtype, shape, device)
+            # The shorthand's positional dtype/shape/device arrive in MAX's second slot.
+            given = ((force_initial_weight_on_host,) if force_initial_weight_on_host is not True
+                     else ()) + args
+            if len(given) > 3:
+                raise TypeError("add_weight(name, dtype, shape, device) takes at most 4 "
+                                "arguments")
+            parts = {"dtype": dtype, "shape": shape, "device": device}
+            for key, value in zip(parts, given):
+                if parts[key] is not None:
+                    raise TypeError(f"add_weight() got multiple values for '{key}'")
+                parts[key] = value
+            weight = Weight(weight, **parts)
+        elif args:
+            raise TypeError("add_weight(weight, force_initial_weight_on_host) takes a Weight")
         dims, rank = _dims_struct(weight.shape)
         out = c_void_p()
         check(lib.max_graph_add_weight(self._h, weight.name.encode(), weight.dtype.value, dims,
@@ -520,6 +535,15 @@ class TensorValue:
 
     def sum(self, axis: int = -1) -> "TensorValue":
         return ops.sum(self, axis=axis)
+
+    def var(self, axis: int = -1) -> "TensorValue":
+        """Population variance along `axis` (no Bessel correction, as MAX), kept as size 1."""
+        centered = self - ops.mean(self, axis=axis)
+        return ops.mean(centered * centered, axis=axis)
+
+    def stdev(self, axis: int = -1) -> "TensorValue":
+        """Population standard deviation along `axis` (sqrt of var), kept as size 1."""
+        return ops.sqrt(self.var(axis=axis))
 
     # ---- operators --------------------------------------------------------------------------
 
@@ -813,8 +837,29 @@ def _make_op(spec: OpSpec):
 
     op.__name__ = op.__qualname__ = spec.name
     op.__doc__ = f"Registry op {spec.signature()} (generated from libmax_c's op registry)."
+    op.__signature__ = _op_signature(spec)
     op.spec = spec
     return op
+
+
+def _op_signature(spec: OpSpec) -> inspect.Signature:
+    """The signature op(*args, **kwargs) accepts, for inspect and help(): the inputs, then
+    the attributes; None stands for an optional input left out or the registry's default."""
+    params = []
+    for name, arity in spec.inputs:
+        params.append((name, None if arity == INPUT_OPTIONAL else inspect.Parameter.empty))
+    for name, _, presence in spec.attrs:
+        default = inspect.Parameter.empty if presence == ATTR_REQUIRED else None
+        params.append((name, default))
+    out, seen_default, keyword_only = [], False, False
+    for name, default in params:
+        # A required attribute after an optional one can only be given by keyword.
+        keyword_only |= seen_default and default is inspect.Parameter.empty
+        seen_default |= default is not inspect.Parameter.empty
+        kind = (inspect.Parameter.KEYWORD_ONLY if keyword_only
+                else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        out.append(inspect.Parameter(name, kind, default=default))
+    return inspect.Signature(out)
 
 
 # ---- slicing ---------------------------------------------------------------------------------
@@ -921,11 +966,106 @@ def _ops_slice_tensor(x, indices=None, **attrs):
     return _slice(x, tuple(indices) if isinstance(indices, list) else indices)
 
 
+_CONV2D_MAX_ORDER = ("stride", "dilation", "padding", "groups", "bias", "input_layout",
+                     "filter_layout")
+_CONV2D_REGISTRY_ORDER = ("bias", "stride", "dilation", "padding", "groups", "input_layout",
+                          "filter_layout")
+
+
+def _ops_conv2d(x, filter, *args, **kwargs):
+    """MAX's conv2d(x, filter, stride=(1, 1), dilation=(1, 1), padding=(0, 0, 0, 0),
+    groups=1, bias=None, input_layout=NHWC, filter_layout=RSCF): x NHWC, filter RSCF
+    (H, W, Cin/groups, Cout), bias (Cout,), padding (top, bottom, left, right).
+
+    The registry's order, conv2d(x, filter, bias, stride, ...), is accepted too: a tensor is
+    never a stride, so a tensor third argument is the bias."""
+    order = _CONV2D_REGISTRY_ORDER if args and _is_tensorish(args[0]) else _CONV2D_MAX_ORDER
+    if len(args) > len(order):
+        raise TypeError(f"conv2d takes at most {len(order) + 2} positional arguments")
+    for name, value in zip(order, args):
+        if name in kwargs:
+            raise TypeError(f"conv2d: got multiple values for argument '{name}'")
+        kwargs[name] = value
+    unknown = set(kwargs) - set(order)
+    if unknown:
+        raise TypeError(f"conv2d: unexpected argument(s) {', '.join(sorted(unknown))}")
+    bias = kwargs.pop("bias", None)
+    for key in ("input_layout", "filter_layout"):
+        kwargs[key] = _layout_name(kwargs.get(key))
+    return add_op("conv2d", [x, filter] if bias is None else [x, filter, bias], kwargs)
+
+
+_ops_conv2d.__signature__ = inspect.Signature(
+    [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d) for n, d in (
+        ("x", inspect.Parameter.empty), ("filter", inspect.Parameter.empty),
+        ("stride", (1, 1)), ("dilation", (1, 1)), ("padding", (0, 0, 0, 0)), ("groups", 1),
+        ("bias", None), ("input_layout", "NHWC"), ("filter_layout", "RSCF"))])
+
+
+def _layout_name(layout):
+    # MAX passes ConvInputLayout / FilterLayout enums whose values are the layout's name.
+    return getattr(layout, "value", layout)
+
+
+def _ops_concat(original_vals, axis: int = 0):
+    """MAX's concat(original_vals, axis=0): joins values of one dtype and rank along axis."""
+    return add_op("concat", list(original_vals), {"axis": axis})
+
+
+def _ops_repeat_interleave(x, repeats, axis=None, out_dim=None):
+    """MAX's repeat_interleave(x, repeats, axis=None, out_dim=None): repeats is an int (every
+    element that many times) or an integer tensor of per-element counts (then out_dim names
+    the result's length along axis); axis=None flattens x first."""
+    if isinstance(repeats, (list, tuple)):
+        repeats = np.asarray(repeats, dtype=np.int64)
+    if _is_tensorish(repeats):
+        return add_op("repeat_interleave", [x, repeats], {"axis": axis, "out_dim": out_dim})
+    return add_op("repeat_interleave", [x], {"repeats": repeats, "axis": axis,
+                                             "out_dim": out_dim})
+
+
+def _ops_constant_external(name: str, type: TensorType) -> TensorValue:
+    """MAX's constant_external(name, type): an external weight of that type, bound by name
+    when the model is loaded (the same name and type is the same weight)."""
+    return add_op("constant_external", [], {"name": name, "dtype": type.dtype,
+                                            "shape": type.shape, "device": type.device},
+                  graph=Graph.current)
+
+
+def _range_length(start, stop, step):
+    try:
+        return len(np.arange(start, stop, step))
+    except (ValueError, ZeroDivisionError):
+        return None  # let the engine report the bad step
+
+
+def _ops_range(start, stop, step=1, out_dim=None, *, dtype=None, device=None):
+    """MAX's range(start, stop, step=1, out_dim=None, *, dtype, device): [start, stop) by
+    step. Python scalars become constants of `dtype` (by default int64 for ints, else
+    float32) and fix the length; with tensor bounds, out_dim names the length."""
+    bounds = (start, stop, step)
+    scalars = [not isinstance(v, (TensorValue, Weight, Tensor, np.ndarray)) for v in bounds]
+    if dtype is None:
+        like = next((v.dtype for v in bounds if isinstance(v, (TensorValue, Weight))), None)
+        ints = all(isinstance(v, (int, np.integer)) for v, s in zip(bounds, scalars) if s)
+        dtype = like or (DType.int64 if ints else DType.float32)
+    if out_dim is None and all(scalars):
+        out_dim = _range_length(start, stop, step)
+    graph = _find_graph(bounds)
+    values = [_constant(graph, v, dtype) if s else v for v, s in zip(bounds, scalars)]
+    return add_op("range", values, {"out_dim": out_dim}, graph=graph)
+
+
 def _ops_weight(weight: Weight) -> TensorValue:
     return Graph.current.add_weight(weight)
 
 
 ops.constant = _ops_constant
+ops.concat = _ops_concat
+ops.conv2d = _ops_conv2d
+ops.repeat_interleave = _ops_repeat_interleave
+ops.constant_external = _ops_constant_external
+ops.range = _ops_range
 ops.top_k = _ops_top_k
 ops.broadcast_to = _ops_broadcast_to
 ops.slice_tensor = _ops_slice_tensor

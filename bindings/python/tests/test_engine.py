@@ -285,7 +285,6 @@ def test_bad_inputs_raise_and_model_stays_usable(session):
     bad = {
         "count": lambda: model.execute(a),
         "too many": lambda: model.execute(a, a, a),
-        "dtype": lambda: model.execute(a, a.astype(np.float64)),
         "rank": lambda: model.execute(a, a.reshape(4)),
         "static dim": lambda: model.execute(a, np.ones((2, 3), np.float32)),
         "symbol": lambda: model.execute(a, np.ones((5, 2), np.float32)),
@@ -300,6 +299,31 @@ def test_bad_inputs_raise_and_model_stays_usable(session):
         if what == "symbol":
             assert "batch" in e.value.message, e.value.message
         np.testing.assert_allclose(model.execute(a, a)[0].to_numpy(), a + a)
+
+
+def test_wrong_input_dtype_is_a_type_error(session):
+    # MAX raises TypeError for a dtype mismatch (ValueError is kept for shapes and values).
+    model = session.load(pair_graph())
+    a = np.ones((2, 2), np.float32)
+    calls = {
+        "positional numpy": lambda: model.execute(a, a.astype(np.float64)),
+        "driver.Tensor": lambda: model.execute(a, Tensor.from_numpy(a.astype(np.int64))),
+        "by name": lambda: model(input0=a, input1=a.astype(np.int32)),
+        "first input": lambda: model.execute(a.astype(np.float16), a),
+    }
+    for what, call in calls.items():
+        with pytest.raises(TypeError) as e:
+            call()
+        assert isinstance(e.value, max_c.MaxTypeError), what
+        assert not isinstance(e.value, ValueError), what
+        assert e.value.code_name == "INVALID_ARGUMENT", what
+        assert "float32" in e.value.message, (what, e.value.message)
+        wanted = "input0" if what == "first input" else "input1"
+        assert names_input(e.value.message, wanted), (what, e.value.message)
+        np.testing.assert_allclose(model.execute(a, a)[0].to_numpy(), a + a)
+    # A wrong dtype together with a wrong shape is still a dtype error, as in MAX.
+    with pytest.raises(TypeError):
+        model.execute(a, np.ones((2, 3), np.int64))
 
 
 def test_unconvertible_input_is_a_type_error(session):

@@ -5,8 +5,6 @@
 //
 // max and min are registered here for both forms: with two inputs they are elementwise,
 // with one they are reductions and go to lower_reduce_max_min (reduction.cc).
-#include <cmath>
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
