@@ -243,9 +243,10 @@ compile_and_run() {
   shift 3
   local flags
   flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs max_c) || return 1
-  echo "cc -std=c99 -Wall -Wextra -Werror $source $flags $*"
+  echo "cc -std=c99 -Wall -Wextra -Werror $source $flags $* -lm"
   # shellcheck disable=SC2086  # pkg-config's flags are meant to split
-  cc -std=c99 -Wall -Wextra -Werror -o "$output" "$source" $flags "$@" || return 1
+  # -lm: the demo checks the model against a plain C reference that uses libm.
+  cc -std=c99 -Wall -Wextra -Werror -o "$output" "$source" $flags "$@" -lm || return 1
   # Nothing but the rpath may lead the program to the library.
   env -u LD_LIBRARY_PATH "$output"
 }
