@@ -138,7 +138,7 @@ suite_python() {
   ensure_build dev || { record fail "build (dev) for the Python binding"; return; }
   local out=$SCRATCH/pytest.log
   PKG_CONFIG_PATH="$MAX_C_ROOT/build" "$MAX_C_ROOT/.venv/bin/python" -m pytest \
-    bindings/python/tests -q -p no:cacheprovider 2>&1 | tee "$out"
+    bindings/python/tests -q -rs -p no:cacheprovider 2>&1 | tee "$out"
   local rc=${PIPESTATUS[0]}
   local line passed failed errors
   line=$(grep -E '^=* *[0-9]+ (passed|failed|error)' "$out" | tail -n 1)

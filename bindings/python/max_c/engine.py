@@ -212,7 +212,7 @@ def _weights_args(weights_registry: Optional[Mapping], specs: List[TensorSpec]):
     args = _Args()
     try:
         for name, value in zip(names, registry.values()):
-            args.add(value, by_name.get(name), f"weight '{name}'")
+            args.add(value, by_name.get(name), f"weight '{name}'", check_dtype=True)
     except BaseException:
         args.close()
         raise

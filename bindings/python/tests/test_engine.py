@@ -346,8 +346,11 @@ def test_missing_and_unknown_weights(session):
     with pytest.raises(ValueError, match=r"\bb\b"):
         session.load(mlp_graph(), weights_registry=wrong)
     wrong = dict(mlp_weights(), b=np.zeros(8, np.float64))
-    with pytest.raises(ValueError, match=r"\bb\b"):
+    with pytest.raises(TypeError, match=r"weight 'b': dtype is float64 but the model expects float32"):
         session.load(mlp_graph(), weights_registry=wrong)
+    model = session.load(mlp_graph(), weights_registry=mlp_weights())
+    with pytest.raises(TypeError, match=r"weight 'b'"):
+        model.reload(wrong)
 
 
 def test_load_errors(session, tmp_path):
