@@ -34,9 +34,17 @@ bool dnnl_eltwise_of(Activation a, dnnl::algorithm* algorithm, float* alpha) {
   return false;
 }
 
-DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& e,
+DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& given,
                        bool allow_reference)
-    : has_bias_(e.has_bias) {
+    : own_epilogue_(type == dnnl::memory::data_type::f32 &&
+                    (given.activation == Activation::kNone || given.activation == Activation::kRelu) &&
+                    (given.has_bias || given.activation == Activation::kRelu)),
+      epilogue_(given),
+      rows_(d.batch_count() * d.m),
+      cols_(d.n) {
+  // What oneDNN itself does: all of the epilogue, or none of it when we run it.
+  const MatmulEpilogue e = own_epilogue_ ? MatmulEpilogue{} : given;
+  has_bias_ = e.has_bias;
   const size_t rank = d.out_batch.size() + 2;
   if (rank > DNNL_MAX_NDIMS) fail(Code::kUnimplemented, "matmul with ", rank - 2, " batch dims after collapsing");
   try {
@@ -85,6 +93,9 @@ void DnnlMatmul::run(const void* lhs, const void* rhs, const void* bias, void* o
     dnnl::stream& stream = dnnl_stream();
     primitive_.execute(stream, args);
     stream.wait();
+    if (own_epilogue_)
+      bias_relu_rows(static_cast<float*>(out), rows_, cols_, epilogue_.has_bias ? static_cast<const float*>(bias) : nullptr,
+                     epilogue_.bias_len, epilogue_.activation == Activation::kRelu);
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "running a oneDNN matmul (" + implementation_ + ")", err);
   }

@@ -1,5 +1,6 @@
 // A oneDNN matmul primitive for one MatmulDims and epilogue: bias as the primitive's bias
-// argument, the activation as an eltwise post-op. Created once when a node is lowered and run
+// argument, the activation as an eltwise post-op — except float32 bias/relu epilogues, which
+// run after the primitive through bias_relu_rows (faster than oneDNN's gemm post-processing). Created once when a node is lowered and run
 // by any number of threads at once (each call makes its own memory objects and brings its
 // own scratchpad).
 #pragma once
@@ -29,7 +30,10 @@ class DnnlMatmul {
  private:
   dnnl::memory::desc src_, weights_, bias_, dst_, scratchpad_;
   dnnl::matmul primitive_;
-  bool has_bias_ = false;
+  bool has_bias_ = false;   // oneDNN adds the bias
+  bool own_epilogue_ = false;  // we add the bias and apply relu after oneDNN (bias_relu_rows)
+  MatmulEpilogue epilogue_;
+  int64_t rows_ = 0, cols_ = 0;  // of the whole result, batches folded into rows
   uint64_t scratchpad_bytes_ = 0;
   std::string implementation_;
 };

@@ -1,5 +1,8 @@
 #include "kernels/cpu/matmul_epilogue.h"
 
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd.h"
+
 namespace maxc::cpu {
 namespace {
 
@@ -26,6 +29,27 @@ const char* activation_name(Activation a) {
   for (const auto& entry : kNames)
     if (entry.activation == a) return entry.name;
   return "unknown";
+}
+
+namespace {
+
+MAXC_SIMD_CLONES void bias_relu_row(float* row, int64_t n, const float* bias, int64_t bias_len, bool relu) {
+  if (bias && bias_len == n) {
+    for (int64_t j = 0; j < n; ++j) row[j] += bias[j];
+  } else if (bias) {
+    const float b = bias[0];
+    for (int64_t j = 0; j < n; ++j) row[j] += b;
+  }
+  if (relu)
+    for (int64_t j = 0; j < n; ++j) row[j] = row[j] > 0.f ? row[j] : 0.f;
+}
+
+}  // namespace
+
+void bias_relu_rows(float* out, int64_t rows, int64_t n, const float* bias, int64_t bias_len, bool relu) {
+  parallel_for(rows, n, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) bias_relu_row(out + r * n, n, bias, bias_len, relu);
+  });
 }
 
 }  // namespace maxc::cpu
