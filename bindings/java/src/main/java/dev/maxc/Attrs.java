@@ -51,7 +51,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets an int64 attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setInt(String name, long value) {
     return set("setInt", p -> MaxLibrary.lib().max_attrs_set_int(p, name, value));
@@ -60,7 +60,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets a float64 attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setFloat(String name, double value) {
     return set("setFloat", p -> MaxLibrary.lib().max_attrs_set_float(p, name, value));
@@ -69,7 +69,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets a bool attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setBool(String name, boolean value) {
     return set("setBool", p -> MaxLibrary.lib().max_attrs_set_bool(p, name, value ? 1 : 0));
@@ -78,7 +78,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets a string attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setString(String name, String value) {
     return set("setString", p -> MaxLibrary.lib().max_attrs_set_string(p, name, value));
@@ -87,7 +87,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets a dtype attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setDType(String name, DType value) {
     return set("setDType", p -> MaxLibrary.lib().max_attrs_set_dtype(p, name, value.code()));
@@ -96,7 +96,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets an int64 list attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setInts(String name, long... values) {
     return set("setInts", p -> MaxLibrary.lib().max_attrs_set_ints(p, name,
@@ -106,7 +106,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets a float64 list attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setFloats(String name, double... values) {
     return set("setFloats", p -> MaxLibrary.lib().max_attrs_set_floats(p, name,
@@ -133,7 +133,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets a subgraph attribute: an index from {@link Graph#addSubgraph}.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setGraph(String name, long subgraphIndex) {
     return set("setGraph", p -> MaxLibrary.lib().max_attrs_set_graph(p, name, subgraphIndex));
@@ -142,7 +142,7 @@ public final class Attrs extends NativeHandle {
   /**
    * Sets a device attribute.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Attrs setDevice(String name, DeviceRef device) {
     return set("setDevice", p -> MaxLibrary.lib().max_attrs_set_device(p, name, device.kind().code, device.id()));

@@ -34,7 +34,7 @@ public final class CompiledModel extends NativeHandle {
   /**
    * The inputs in order (cached after the first call).
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<TensorSpec> inputs() {
     List<TensorSpec> l = inputs;
@@ -48,7 +48,7 @@ public final class CompiledModel extends NativeHandle {
   /**
    * The outputs in order (cached after the first call).
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<TensorSpec> outputs() {
     List<TensorSpec> l = outputs;
@@ -62,7 +62,7 @@ public final class CompiledModel extends NativeHandle {
   /**
    * The weights a model must be given (cached after the first call).
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<TensorSpec> weights() {
     List<TensorSpec> l = weights;

@@ -75,7 +75,7 @@ public final class Context extends NativeHandle {
   /**
    * The size of the thread team.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public int numThreads() {
     return with("numThreads", p -> {
@@ -88,7 +88,7 @@ public final class Context extends NativeHandle {
   /**
    * The context's devices; the caller owns (and should close) each.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<Device> devices() {
     return with("devices", p -> {

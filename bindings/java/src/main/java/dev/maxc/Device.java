@@ -66,7 +66,7 @@ public final class Device extends NativeHandle {
   /**
    * The device's kind.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Kind kind() {
     return with("kind", p -> {
@@ -79,7 +79,7 @@ public final class Device extends NativeHandle {
   /**
    * Zero-based id; always 0 for the CPU.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public int id() {
     return with("id", p -> {
@@ -92,7 +92,7 @@ public final class Device extends NativeHandle {
   /**
    * {@code "cpu"} or {@code "gpu"}.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public String label() {
     return with("label", p -> {
@@ -105,7 +105,7 @@ public final class Device extends NativeHandle {
   /**
    * {@code "cpu"}, {@code "cuda"} or {@code "hip"}.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public String api() {
     return with("api", p -> {
@@ -118,7 +118,7 @@ public final class Device extends NativeHandle {
   /**
    * Whether this is the host.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public boolean isHost() {
     return with("isHost", p -> {
@@ -143,7 +143,7 @@ public final class Device extends NativeHandle {
   /**
    * This device as a graph placement.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public DeviceRef ref() {
     return kind() == Kind.CPU ? DeviceRef.cpu() : DeviceRef.gpu(id());

@@ -52,7 +52,7 @@ public final class Graph extends NativeHandle {
   /**
    * The graph's name.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public String name() {
     return locked("name", g -> {
@@ -116,7 +116,7 @@ public final class Graph extends NativeHandle {
   /**
    * Adds a constant holding a copy of a host tensor's elements.
    *
-   * @throws MaxException when either is closed
+   * @throws IllegalStateException when either is closed
    */
   public Value addConstant(Tensor tensor) {
     return locked("addConstant", g -> tensor.with("addConstant", t -> {
@@ -221,7 +221,7 @@ public final class Graph extends NativeHandle {
   /**
    * The inputs in order.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<Value> inputs() {
     return endpoints("inputs", true, false);
@@ -230,7 +230,7 @@ public final class Graph extends NativeHandle {
   /**
    * The input names in order.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<String> inputNames() {
     return endpoints("inputNames", true, true);
@@ -239,7 +239,7 @@ public final class Graph extends NativeHandle {
   /**
    * The outputs in order.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<Value> outputs() {
     return endpoints("outputs", false, false);
@@ -248,7 +248,7 @@ public final class Graph extends NativeHandle {
   /**
    * The output names in order.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public List<String> outputNames() {
     return endpoints("outputNames", false, true);
@@ -275,7 +275,7 @@ public final class Graph extends NativeHandle {
   /**
    * The number of ops.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public long numOps() {
     return locked("numOps", g -> {
@@ -302,7 +302,7 @@ public final class Graph extends NativeHandle {
   /**
    * The graph in the MAXG format.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public byte[] serialize() {
     return locked("serialize", g -> {
@@ -350,7 +350,7 @@ public final class Graph extends NativeHandle {
   /**
    * The graph as readable text.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public String toText() {
     return locked("toText", g -> {
@@ -363,7 +363,7 @@ public final class Graph extends NativeHandle {
   /**
    * The graph in Graphviz DOT.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public String toDot() {
     return locked("toDot", g -> {

@@ -38,7 +38,7 @@ public final class Model extends NativeHandle {
   /**
    * The compiled model (a new reference the caller owns).
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public CompiledModel compiledModel() {
     return with("compiledModel", p -> {

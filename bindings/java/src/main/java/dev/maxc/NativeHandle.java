@@ -16,7 +16,7 @@ import java.util.function.Function;
  * <p>Calls into C go through {@link #acquire(String)} / {@link #release()}: an in-flight count
  * that {@code close()} waits out, so closing a handle while another thread is inside a call on it
  * never frees memory under that call; the handle is freed when the last call returns. Use after
- * close is a {@link MaxException} (FAILED_PRECONDITION), never a crash.
+ * close is an {@link IllegalStateException}, never a crash.
  *
  * <p>Thread-safe; whether the underlying object may be used from several threads at once is the
  * subclass's (the header's) business.
@@ -62,7 +62,7 @@ abstract class NativeHandle implements AutoCloseable {
   /**
    * Marks a call in flight and gives the C handle; pair with {@link #release()} in a finally.
    *
-   * @throws MaxException FAILED_PRECONDITION when the handle is closed
+   * @throws IllegalStateException when the handle is closed
    */
   final Pointer acquire(String method) {
     for (;;) {
@@ -103,7 +103,7 @@ abstract class NativeHandle implements AutoCloseable {
   /**
    * Runs {@code body} on the C handle with the handle held (see {@link #acquire(String)}).
    *
-   * @throws MaxException FAILED_PRECONDITION when closed, or whatever {@code body} throws
+   * @throws IllegalStateException when closed, or whatever {@code body} throws
    */
   final <T> T with(String method, Function<Pointer, T> body) {
     Pointer p = acquire(method);

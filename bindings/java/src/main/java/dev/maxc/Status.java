@@ -30,10 +30,12 @@ final class Status {
     throw new MaxException(code, name, message);
   }
 
-  /** A FAILED_PRECONDITION naming the closed object and the method called on it. */
-  static MaxException closed(String kind, String method) {
-    return new MaxException(StatusCode.FAILED_PRECONDITION,
-        kind + "." + method + ": the " + kind + " is closed");
+  /**
+   * Use after close: an IllegalStateException, as Java's own closed resources throw, naming the
+   * closed object and the method called on it. It never reaches C, so it carries no status.
+   */
+  static IllegalStateException closed(String kind, String method) {
+    return new IllegalStateException(kind + "." + method + ": the " + kind + " is closed");
   }
 
   /** An INVALID_ARGUMENT the binding raises itself. */

@@ -188,7 +188,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The element type.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public DType dtype() {
     return with("dtype", p -> {
@@ -201,7 +201,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The number of dimensions (0 for a scalar).
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public int rank() {
     return with("rank", p -> {
@@ -214,7 +214,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The dims, a new array ({} for a scalar).
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public long[] shape() {
     return with("shape", p -> {
@@ -230,7 +230,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The number of elements (1 for a scalar).
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public long numElements() {
     return with("numElements", p -> {
@@ -243,7 +243,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The bytes the elements occupy when packed contiguously.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public long byteSize() {
     return with("byteSize", p -> {
@@ -256,7 +256,7 @@ public final class Tensor extends NativeHandle {
   /**
    * Whether the elements are contiguous in row-major order.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public boolean isContiguous() {
     return with("isContiguous", p -> {
@@ -269,7 +269,7 @@ public final class Tensor extends NativeHandle {
   /**
    * Whether writes through the library fail.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public boolean isReadOnly() {
     return with("isReadOnly", p -> {
@@ -282,7 +282,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The tensor's device; the caller owns the returned object.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Device device() {
     return with("device", p -> {
@@ -297,7 +297,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The elements of a float32 tensor, copied.
    *
-   * @throws MaxException for another dtype or when closed
+   * @throws MaxException for another dtype; IllegalStateException when closed
    */
   public float[] toFloatArray() {
     Memory m = host("toFloatArray", DType.FLOAT32);
@@ -309,7 +309,7 @@ public final class Tensor extends NativeHandle {
   /**
    * The elements of a float64 tensor, copied.
    *
-   * @throws MaxException for another dtype or when closed
+   * @throws MaxException for another dtype; IllegalStateException when closed
    */
   public double[] toDoubleArray() {
     Memory m = host("toDoubleArray", DType.FLOAT64);
@@ -441,7 +441,7 @@ public final class Tensor extends NativeHandle {
   /**
    * A deep contiguous copy on the same device; the caller owns it.
    *
-   * @throws MaxException when closed
+   * @throws IllegalStateException when closed
    */
   public Tensor copy() {
     return copy(null);

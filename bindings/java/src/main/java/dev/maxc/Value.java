@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * An edge of a {@link Graph} (MAX's TensorValue): a graph input, weight, constant or op result.
  * Values belong to their graph: they own nothing, need no closing, and fail with
- * FAILED_PRECONDITION once the graph is closed. The sugar methods ({@link #add}, {@link #matmul},
+ * IllegalStateException once the graph is closed. The sugar methods ({@link #add}, {@link #matmul},
  * ...) add ops through {@link Ops}.
  *
  * <p>Every method locks the graph (graphs need external synchronization in C), so values may be
@@ -37,7 +37,7 @@ public final class Value {
   /**
    * The element type.
    *
-   * @throws MaxException when the graph is closed
+   * @throws IllegalStateException when the graph is closed
    */
   public DType dtype() {
     return graph.locked("Value.dtype", g -> {
@@ -50,7 +50,7 @@ public final class Value {
   /**
    * The number of dims.
    *
-   * @throws MaxException when the graph is closed
+   * @throws IllegalStateException when the graph is closed
    */
   public int rank() {
     return graph.locked("Value.rank", g -> {
@@ -75,7 +75,7 @@ public final class Value {
   /**
    * All dims.
    *
-   * @throws MaxException when the graph is closed
+   * @throws IllegalStateException when the graph is closed
    */
   public List<Dim> shape() {
     return graph.locked("Value.shape", g -> {
@@ -90,7 +90,7 @@ public final class Value {
   /**
    * Where the value lives.
    *
-   * @throws MaxException when the graph is closed
+   * @throws IllegalStateException when the graph is closed
    */
   public DeviceRef device() {
     return graph.locked("Value.device", g -> {

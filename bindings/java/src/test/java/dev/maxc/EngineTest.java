@@ -232,7 +232,7 @@ class EngineTest {
       assertEquals(StatusCode.INVALID_ARGUMENT, count.code());
       Tensor closed = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);
       closed.close();
-      assertEquals(StatusCode.FAILED_PRECONDITION, assertThrows(MaxException.class, () -> m.execute(a, closed)).code());
+      assertThrows(IllegalStateException.class, () -> m.execute(a, closed));
       assertArrayEquals(good, run(m, a, a));
     }
   }
@@ -298,7 +298,7 @@ class EngineTest {
     try (m; Tensor x = Tensor.of(gaussian(3 * IN, 5), 3, IN)) {
       assertClose(reference(x.toFloatArray(), 3, w, b), run(m, x));
     }
-    assertEquals(StatusCode.FAILED_PRECONDITION, assertThrows(MaxException.class, () -> m.execute(List.of())).code());
+    assertThrows(IllegalStateException.class, () -> m.execute(List.of()));
   }
 
   @Test

@@ -112,8 +112,7 @@ class GraphTest {
       }
       Attrs closed = new Attrs();
       closed.close();
-      assertEquals(StatusCode.FAILED_PRECONDITION,
-          assertThrows(MaxException.class, () -> closed.setInt("axis", 1)).code());
+      assertThrows(IllegalStateException.class, () -> closed.setInt("axis", 1));
     }
   }
 
