@@ -72,14 +72,7 @@ max_status_t* max_model_execute_named(max_model_t* model, const char* const* nam
   return MAXC_GUARD({
     auto& out = out_param(out_outputs, "out_outputs");
     const Model& m = deref(model, "model");
-    NamedTensors named = named_tensors(names, inputs, num_inputs, "names", "inputs");
-    std::vector<std::string> keys;
-    std::vector<Ref<Tensor>> values;
-    for (auto& [k, v] : named) {
-      keys.push_back(std::move(k));
-      values.push_back(std::move(v));
-    }
-    out = to_list(m.execute_named(keys, values));
+    out = to_list(m.execute_named(named_tensors(names, inputs, num_inputs, "names", "inputs")));
   });
 }
 

@@ -92,17 +92,16 @@ std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> inputs) con
   return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, compiled_->context()->num_threads()});
 }
 
-std::vector<Ref<Tensor>> Model::execute_named(std::span<const std::string> names,
-                                              std::span<const Ref<Tensor>> inputs) const {
+std::vector<Ref<Tensor>> Model::execute_named(const NamedTensors& inputs) const {
   const Program& p = compiled_->program();
   std::vector<Ref<Tensor>> ordered(p.inputs.size());
-  for (size_t i = 0; i < names.size(); ++i) {
+  for (const auto& [name, tensor] : inputs) {
     size_t k = 0;
-    while (k < p.inputs.size() && p.inputs[k].name != names[i]) ++k;
-    if (k == p.inputs.size()) fail(Code::kNotFound, "the model has no input named '", names[i], "'");
-    if (ordered[k]) fail(Code::kInvalidArgument, "input '", names[i], "' is given twice");
-    if (!inputs[i]) fail(Code::kInvalidArgument, "input '", names[i], "' is NULL");
-    ordered[k] = inputs[i];
+    while (k < p.inputs.size() && p.inputs[k].name != name) ++k;
+    if (k == p.inputs.size()) fail(Code::kNotFound, "the model has no input named '", name, "'");
+    if (ordered[k]) fail(Code::kInvalidArgument, "input '", name, "' is given twice");
+    if (!tensor) fail(Code::kInvalidArgument, "input '", name, "' is NULL");
+    ordered[k] = tensor;
   }
   for (size_t k = 0; k < p.inputs.size(); ++k)
     if (!ordered[k]) fail(Code::kInvalidArgument, "input '", p.inputs[k].name, "' is missing");

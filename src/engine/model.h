@@ -29,7 +29,7 @@ class Model : public Object {
   // Inputs by position. Checks them all before any kernel runs (see bind_inputs).
   std::vector<Ref<Tensor>> execute(std::span<const Ref<Tensor>> inputs) const;
   // Inputs by name, in any order.
-  std::vector<Ref<Tensor>> execute_named(std::span<const std::string> names, std::span<const Ref<Tensor>> inputs) const;
+  std::vector<Ref<Tensor>> execute_named(const NamedTensors& inputs) const;
   // Replaces the named weights; the others stay. All-or-nothing.
   void reload(const NamedTensors& weights);
 

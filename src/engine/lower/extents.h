@@ -35,4 +35,33 @@ inline int64_t axis_in(const LowerContext& ctx, int64_t axis, int64_t rank, std:
   return a;
 }
 
+// The input's dims around its `axis` attribute: [outer..., n, inner...]. INVALID_ARGUMENT for
+// an axis outside the input's rank.
+struct AxisSplit {
+  int64_t axis = 0;
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+inline AxisSplit split_at_axis(const LowerContext& ctx, const Shape& in) {
+  AxisSplit s;
+  s.axis = ctx.attr<int64_t>("axis");
+  if (s.axis < 0) s.axis += in.rank();
+  if (s.axis < 0 || s.axis >= in.rank())
+    fail(Code::kInvalidArgument, ctx.op_label(), ": attribute 'axis' is ", ctx.attr<int64_t>("axis"),
+         ", out of range for input ", in.to_string());
+  const size_t a = static_cast<size_t>(s.axis);
+  s.outer = product(in.dims, 0, a);
+  s.n = in.dims[a];
+  s.inner = product(in.dims, a + 1, in.dims.size());
+  return s;
+}
+
+// The schema's shape inference and the lowering must agree; a mismatch is our bug (INTERNAL).
+inline void expect_output(const LowerContext& ctx, size_t i, const Shape& expected) {
+  if (ctx.outputs.size() <= i || ctx.outputs[i] != expected)
+    fail(Code::kInternal, ctx.op_label(), ": output ", i, " is ",
+         ctx.outputs.size() > i ? ctx.outputs[i].to_string() : std::string("missing"), ", expected ",
+         expected.to_string());
+}
+
 }  // namespace maxc

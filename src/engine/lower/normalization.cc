@@ -2,6 +2,7 @@
 // (inventory §5.7; the fused node's convention is at the top of compiler/fuse_layer_norm.cc).
 // The norms work over the last dim, seen as [rows, d]; softmax over any axis, seen as
 // [outer, n, inner].
+#include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/norm.h"
@@ -15,28 +16,13 @@ namespace {
                   ")");
 }
 
-// The schema's shape inference and the lowering must agree; a mismatch is our bug.
-void expect_output(const LowerContext& ctx, size_t i, const Shape& expected) {
-  if (ctx.outputs.size() <= i || ctx.outputs[i] != expected)
-    fail(Code::kInternal, ctx.op_label(), ": output ", i, " is ",
-         ctx.outputs.size() > i ? ctx.outputs[i].to_string() : std::string("missing"), ", expected ",
-         expected.to_string());
-}
-
 Lowered lower_softmax(const LowerContext& ctx, bool log) {
   const Shape& in = ctx.inputs[0];
   const cpu::SoftmaxFn fn = cpu::find_softmax_kernel(in.dtype, log);
   if (!fn) no_dtype_kernel(ctx, in);
   expect_output(ctx, 0, in);
-  int64_t axis = ctx.attr<int64_t>("axis");
-  if (axis < 0) axis += in.rank();
-  if (axis < 0 || axis >= in.rank())
-    fail(Code::kInvalidArgument, ctx.op_label(), ": attribute 'axis' is ", ctx.attr<int64_t>("axis"),
-         ", out of range for input ", in.to_string());
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= in.dims[static_cast<size_t>(d)];
-  for (int64_t d = axis + 1; d < in.rank(); ++d) inner *= in.dims[static_cast<size_t>(d)];
-  const int64_t n = in.dims[static_cast<size_t>(axis)];
+  const AxisSplit s = split_at_axis(ctx, in);
+  const int64_t outer = s.outer, n = s.n, inner = s.inner;
   Lowered l{[=](const KernelArgs& a) { fn(a.inputs[0], a.outputs[0], outer, n, inner); }};
   l.inplace_input = 0;
   return l;

@@ -4,6 +4,7 @@
 // a kernel from kernels/cpu chosen by dtype.
 #include <algorithm>
 
+#include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lower/reduce_max_min.h"
 #include "engine/lowering.h"
@@ -13,36 +14,6 @@
 
 namespace maxc {
 namespace {
-
-// The input's dims around one axis: [outer..., n, inner...].
-struct AxisSplit {
-  int64_t axis = 0;
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-AxisSplit split_at_axis(const LowerContext& ctx, const Shape& in) {
-  AxisSplit s;
-  s.axis = ctx.attr<int64_t>("axis");
-  if (s.axis < 0) s.axis += in.rank();
-  if (s.axis < 0 || s.axis >= in.rank())
-    fail(Code::kInvalidArgument, ctx.op_label(), ": attribute 'axis' is ", ctx.attr<int64_t>("axis"),
-         ", out of range for input ", in.to_string());
-  for (int64_t d = 0; d < in.rank(); ++d) {
-    const int64_t extent = in.dims[static_cast<size_t>(d)];
-    if (d < s.axis) s.outer *= extent;
-    if (d == s.axis) s.n = extent;
-    if (d > s.axis) s.inner *= extent;
-  }
-  return s;
-}
-
-// The schema's shape inference and the lowering must agree; a mismatch is our bug.
-void expect_output(const LowerContext& ctx, size_t i, const Shape& expected) {
-  if (ctx.outputs.size() <= i || ctx.outputs[i] != expected)
-    fail(Code::kInternal, ctx.op_label(), ": output ", i, " is ",
-         ctx.outputs.size() > i ? ctx.outputs[i].to_string() : std::string("missing"), ", expected ",
-         expected.to_string());
-}
 
 Shape with_axis(const Shape& in, int64_t axis, int64_t extent, DType dtype) {
   Shape out{dtype, in.dims};
