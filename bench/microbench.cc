@@ -2,50 +2,25 @@
 //   * matmul GFLOP/s at transformer sizes, against the machine's float32 peak (measured with
 //     FMA chains on every thread, and the nominal ~198 GFLOP/s of the dev/CI machine);
 //   * a dense layer (matmul + bias + gelu) with and without the epilogue fusion;
-//   * the per-call overhead of max_model_execute on a one-op graph.
+//   * the per-call overhead of max_model_execute on a one-op graph;
+//   * block-quantized matrix-vector products (qmatmul) in GB/s of weights, against the
+//     machine's measured memory read bandwidth and the float32 matvec.
 // Other engineers may share the machine: every figure is the best of several rounds.
 //
 //   max_c_bench [num_threads]     (0 or nothing: one thread per core)
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <functional>
 
 #include "abi_model.h"
 #include "peak_flops.h"
+#include "quant_matvec.h"
+#include "timing.h"
 
 namespace bench {
 namespace {
 
 constexpr double kNominalPeakGflops = 198.0;  // DESIGN §10: 2 cores, AVX2 FMA
-
-// Seconds per call of fn: the best mean over `rounds` rounds of at least `min_seconds` each.
-double best_seconds_per_call(const std::function<void()>& fn, int rounds, double min_seconds) {
-  using clock = std::chrono::steady_clock;
-  fn();  // warm-up: plans, primitives and page faults
-  long calls = 1;
-  for (;;) {
-    const auto t0 = clock::now();
-    for (long i = 0; i < calls; ++i) fn();
-    if (std::chrono::duration<double>(clock::now() - t0).count() >= min_seconds / 4) break;
-    calls *= 2;
-  }
-  double best = 1e30;
-  for (int r = 0; r < rounds; ++r) {
-    long n = 0;
-    const auto t0 = clock::now();
-    double elapsed = 0;
-    while (elapsed < min_seconds) {
-      for (long i = 0; i < calls; ++i) fn();
-      n += calls;
-      elapsed = std::chrono::duration<double>(clock::now() - t0).count();
-    }
-    best = std::min(best, elapsed / static_cast<double>(n));
-  }
-  return best;
-}
 
 struct Dense {
   int64_t m, k, n;
@@ -112,6 +87,7 @@ int run(int argc, char** argv) {
   matmul_table(ctx, peak);
   fusion_line(ctx);
   overhead_line(ctx);
+  quant_matvec_table(ctx);
   return 0;
 }
 

@@ -4,7 +4,9 @@
 # ONNX Runtime and onnx into the repo's .venv, then prints
 #   1. max_c_bench: matmul GFLOP/s against the float32 peak, the fused dense layer, and the
 #      execute overhead of a one-op graph;
-#   2. bench/mlp_vs_onnxruntime.py: a 3-layer MLP, max_c / ONNX Runtime latency ratios.
+#   2. bench/mlp_vs_onnxruntime.py: a 3-layer MLP, max_c / ONNX Runtime latency ratios;
+#   3. bench/minilm_load.py: the real MiniLM-L6 weights' load (map) time beside a numpy read
+#      of the file, compile + bind time, and one execute.
 # Benchmarks are not tests: they print figures and fail only when something cannot run.
 #
 #   bench/run.sh [THREADS]      (default 2, the dev/CI machine's cores)
@@ -30,3 +32,7 @@ echo
 log "MLP: max_c vs ONNX Runtime ($threads threads)"
 PYTHONPATH=$MAX_C_ROOT/bindings/python MAX_C_LIBRARY=$build/libmax_c.so \
   "$venv/bin/python" "$MAX_C_ROOT/bench/mlp_vs_onnxruntime.py" --threads "$threads"
+echo
+log "MiniLM-L6 weights: load, compile, execute ($threads threads)"
+PYTHONPATH=$MAX_C_ROOT/bindings/python MAX_C_LIBRARY=$build/libmax_c.so \
+  "$venv/bin/python" "$MAX_C_ROOT/bench/minilm_load.py" --threads "$threads"

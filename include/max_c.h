@@ -148,7 +148,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 2
+#define MAX_ABI_VERSION_MINOR 3
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -705,7 +705,11 @@ MAX_API max_status_t* max_compile_options_init(max_compile_options_t* options,
 MAX_API max_status_t* max_context_compile(max_context_t* context, const max_graph_t* graph,
                                           const max_compile_options_t* options,
                                           max_compiled_model_t** out_compiled);
-/* As max_context_compile, for a MAXG file (see max_graph_load for its errors). */
+/* As max_context_compile, for a model file: a path ending in ".onnx" is imported as an ONNX
+ * model (opset 13 or newer; its initializers become the compiled model's own weights, which
+ * max_model_create binds), anything else is read as a MAXG file (see max_graph_load for its
+ * errors). UNIMPLEMENTED names the ONNX node and operator we cannot import; DATA_LOSS or
+ * INVALID_ARGUMENT, with the offset, a malformed ONNX file. */
 MAX_API max_status_t* max_context_compile_file(max_context_t* context, const char* path,
                                                const max_compile_options_t* options,
                                                max_compiled_model_t** out_compiled);
@@ -742,8 +746,10 @@ MAX_API max_status_t* max_tensor_spec_device(const max_tensor_spec_t* spec,
                                              max_device_t** out_device);
 
 /* Makes a model: the compiled model with its weights bound by name. Every weight the graph
- * declares must be given exactly once with its declared dtype and shape: NOT_FOUND names a
- * missing weight, INVALID_ARGUMENT an unknown name, a duplicate or a mismatch. Host tensors
+ * declares must be given exactly once with its declared dtype and shape, except those that
+ * came with the model's file (ONNX initializers), which are bound unless given here:
+ * NOT_FOUND names a missing weight, INVALID_ARGUMENT an unknown name, a duplicate or a
+ * mismatch. Host tensors
  * that are contiguous are used in place (the model retains them; do not write to them while
  * the model lives); others are copied. Thread-safe. */
 MAX_API max_status_t* max_model_create(max_compiled_model_t* compiled,
@@ -774,6 +780,107 @@ MAX_API max_status_t* max_model_execute_named(max_model_t* model, const char* co
  * already running finish with the old weights. Thread-safe. */
 MAX_API max_status_t* max_model_reload(max_model_t* model, const char* const* weight_names,
                                        max_tensor_t* const* weights, size_t num_weights);
+
+/* ==== Weights (ABI 1.3): safetensors and GGUF files, a registry of named tensors ==========
+ *
+ * A max_weights_t (MAX's weights registry) maps names to tensors: every tensor of the
+ * safetensors and GGUF files added to it (mapped, not read: a tensor whose bytes are aligned
+ * for its dtype is a read-only view of the file), and tensors added from memory or DLPack
+ * (shared, not copied). A model binds the weights its graph declares from it by name.
+ *
+ * A block-quantized tensor (GGUF's Q4_0, Q4_K, Q5_K, Q6_K, Q8_0) is uint8 with dims
+ * [rows..., row_bytes], as MAX allocates it; its encoding says how to read the bytes, and
+ * the graph ops "dequantize" and "qmatmul" take its name ("q4_k") as their `encoding`.
+ *
+ * Thread-safety: adding needs the caller's synchronization against every other use of the
+ * registry; once filled, any number of threads may query it and bind models from it. */
+
+typedef struct max_weights_t max_weights_t;
+
+/* Block-quantization encodings. Values are stable. */
+typedef int32_t max_quant_encoding_t;
+#define MAX_QUANT_NONE 0
+#define MAX_QUANT_Q4_0 1
+#define MAX_QUANT_Q4_K 2
+#define MAX_QUANT_Q5_K 3
+#define MAX_QUANT_Q6_K 4
+#define MAX_QUANT_Q8_0 5
+
+/* "q4_k" and so on ("none" for MAX_QUANT_NONE); NULL for an unknown value. Static storage. */
+MAX_API const char* max_quant_encoding_name(max_quant_encoding_t encoding);
+/* Elements and bytes of one block. INVALID_ARGUMENT for MAX_QUANT_NONE and unknown values.
+ * Either out pointer may be NULL. */
+MAX_API max_status_t* max_quant_encoding_block(max_quant_encoding_t encoding,
+                                               int32_t* out_elements_per_block,
+                                               int32_t* out_block_bytes);
+
+/* An empty registry. */
+MAX_API max_status_t* max_weights_create(max_weights_t** out_weights);
+MAX_API void max_weights_retain(max_weights_t* weights);
+MAX_API void max_weights_release(max_weights_t* weights);
+
+/* Adds every tensor of a weights file, or nothing when anything fails. The format comes
+ * from the name (".safetensors", ".gguf", or a sharded checkpoint's ".safetensors.index.json",
+ * whose shards are opened relative to it), else from the content. NOT_FOUND or
+ * PERMISSION_DENIED for a file that cannot be opened; DATA_LOSS naming the file, the tensor
+ * and the offset for a truncated or corrupt one; INVALID_ARGUMENT for an unknown dtype or an
+ * unrecognised format; UNIMPLEMENTED for a GGUF tensor type we do not read (Q4_1, IQ2_XS,
+ * ...); ALREADY_EXISTS naming a weight the registry has. */
+MAX_API max_status_t* max_weights_add_file(max_weights_t* weights, const char* path);
+/* Adds `tensor` under `name` by reference (the registry retains it). With an encoding other
+ * than MAX_QUANT_NONE it must be uint8 [rows..., row_bytes] with row_bytes a whole number of
+ * blocks. INVALID_ARGUMENT for an empty name or a tensor that does not fit the encoding;
+ * ALREADY_EXISTS when the name is taken. */
+MAX_API max_status_t* max_weights_add_tensor(max_weights_t* weights, const char* name,
+                                             max_tensor_t* tensor,
+                                             max_quant_encoding_t encoding);
+
+/* The number of tensors, and the name of tensor `index` in the order they were added
+ * (OUT_OF_RANGE past the end). The name is owned by the registry and lives as long as it. */
+MAX_API max_status_t* max_weights_count(const max_weights_t* weights, size_t* out_count);
+MAX_API max_status_t* max_weights_name(const max_weights_t* weights, size_t index,
+                                       const char** out_name);
+/* What the registry knows of `name` without touching its bytes: dtype, rank and dims as
+ * stored (uint8 [..., row_bytes] when quantized; *out_dims is owned by the registry) and the
+ * encoding. Any out pointer may be NULL. NOT_FOUND naming the weight when absent. */
+MAX_API max_status_t* max_weights_info(const max_weights_t* weights, const char* name,
+                                       max_dtype_t* out_dtype, int32_t* out_rank,
+                                       const int64_t** out_dims,
+                                       max_quant_encoding_t* out_encoding);
+/* The tensor `name` as a new reference: a read-only host view of the file (which stays
+ * mapped while the view lives, even after the registry is released), a read-only copy when
+ * the file's bytes are not aligned for the dtype, or the tensor that was added. NOT_FOUND
+ * naming the weight when absent. */
+MAX_API max_status_t* max_weights_tensor(const max_weights_t* weights, const char* name,
+                                         max_tensor_t** out_tensor);
+
+/* Writes every tensor of `weights`, in order, as one GGUF v3 file at `path` (quantized ones
+ * with their encoding), with general.name set to `name` unless it is NULL or empty: how
+ * weights are converted for GGUF readers. INVALID_ARGUMENT for a dtype GGUF cannot hold (bool,
+ * unsigned integers wider than 8 bits, float8) or more than 4 dims; an I/O error naming the
+ * path. A failed write leaves `path` as it was. Thread-safe against readers of `weights`. */
+MAX_API max_status_t* max_weights_save_gguf(const max_weights_t* weights, const char* path,
+                                            const char* name);
+
+/* Quantizes a float32 host tensor [..., k] into a new uint8 tensor [..., row_bytes] of
+ * `encoding`, fitting every block's scales by least squares: what qmatmul reads. Slow (a
+ * conversion step, not an inference kernel). INVALID_ARGUMENT for another dtype, a scalar,
+ * MAX_QUANT_NONE or an unknown value, or k not a whole number of blocks; FAILED_PRECONDITION
+ * for device memory. Thread-safe. */
+MAX_API max_status_t* max_tensor_quantize(const max_tensor_t* tensor, max_quant_encoding_t encoding,
+                                          max_tensor_t** out_tensor);
+
+/* As max_model_create, with each weight the graph declares taken by name from `weights`
+ * (else from the model file's own weights). Tensors of the registry that the graph does not
+ * declare are ignored. NOT_FOUND names a declared weight that neither has; INVALID_ARGUMENT
+ * a dtype or shape that differs from the declaration. Thread-safe. */
+MAX_API max_status_t* max_model_create_from_weights(max_compiled_model_t* compiled,
+                                                    const max_weights_t* weights,
+                                                    max_model_t** out_model);
+/* As max_model_reload, for every declared weight that `weights` has; the others stay.
+ * All-or-nothing; calls already running finish with the old weights. Thread-safe. */
+MAX_API max_status_t* max_model_reload_from_weights(max_model_t* model,
+                                                    const max_weights_t* weights);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -17,8 +17,9 @@ APT_PACKAGES=(
   openjdk-17-jdk-headless maven
 )
 # Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites), wheel
-# (so the install test builds the binding's wheel offline).
-PIP_PACKAGES=(numpy pytest wheel)
+# (so the install test builds the binding's wheel offline), onnx (the ONNX backend node
+# cases the conformance suite runs through our importer).
+PIP_PACKAGES=(numpy pytest wheel onnx)
 VENV="$MAX_C_ROOT/.venv"
 
 is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }

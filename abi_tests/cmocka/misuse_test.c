@@ -1477,6 +1477,170 @@ MISUSE(max_model_reload) {
   EXPECT_OK(max_model_reload(g_model, NULL, NULL, 0));
 }
 
+/* ---- 1.3: weights ---- */
+
+MISUSE(max_quant_encoding_name) {
+  (void)fn;
+  assert_string_equal(max_quant_encoding_name(MAX_QUANT_Q4_K), "q4_k");
+  assert_string_equal(max_quant_encoding_name(MAX_QUANT_NONE), "none");
+  assert_null(max_quant_encoding_name(6));
+  assert_null(max_quant_encoding_name(-1));
+}
+
+MISUSE(max_quant_encoding_block) {
+  int32_t elements = 0, bytes = 0;
+  EXPECT_BAD(max_quant_encoding_block(MAX_QUANT_NONE, &elements, &bytes), "no blocks");
+  EXPECT_BAD(max_quant_encoding_block(99, &elements, &bytes), "encoding is 99");
+  EXPECT_OK(max_quant_encoding_block(MAX_QUANT_Q6_K, &elements, &bytes));
+  assert_int_equal(elements, 256);
+  assert_int_equal(bytes, 210);
+  EXPECT_OK(max_quant_encoding_block(MAX_QUANT_Q8_0, NULL, NULL));
+}
+
+MISUSE(max_weights_create) { EXPECT_BAD(max_weights_create(NULL), "out_weights is NULL"); }
+
+MISUSE(max_weights_retain) {
+  max_weights_t* w = NULL;
+  (void)fn;
+  max_weights_retain(NULL);
+  EXPECT_OK(max_weights_create(&w));
+  max_weights_retain(w);
+  max_weights_release(w);
+  max_weights_release(w);
+}
+
+MISUSE(max_weights_release) {
+  (void)fn;
+  max_weights_release(NULL);
+}
+
+MISUSE(max_weights_add_file) {
+  max_weights_t* w = NULL;
+  EXPECT_BAD(max_weights_add_file(NULL, "x.safetensors"), "weights is NULL");
+  EXPECT_BAD(max_weights_add_file(AS(max_weights_t, g_tensor), "x.safetensors"), "not a weights handle");
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_weights_add_file(w, NULL), "path is NULL");
+  EXPECT_STATUS(max_weights_add_file(w, "/nonexistent/w.safetensors"), MAX_STATUS_NOT_FOUND, fn,
+                "/nonexistent/w.safetensors");
+  max_weights_release(w);
+}
+
+MISUSE(max_weights_add_tensor) {
+  max_weights_t* w = NULL;
+  EXPECT_BAD(max_weights_add_tensor(NULL, "a", g_tensor, MAX_QUANT_NONE), "weights is NULL");
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_weights_add_tensor(w, NULL, g_tensor, MAX_QUANT_NONE), "name is NULL");
+  EXPECT_BAD(max_weights_add_tensor(w, "a", NULL, MAX_QUANT_NONE), "tensor is NULL");
+  EXPECT_BAD(max_weights_add_tensor(w, "a", g_tensor, 42), "encoding is 42");
+  EXPECT_BAD(max_weights_add_tensor(w, "a", g_tensor, MAX_QUANT_Q4_0), "a");
+  EXPECT_OK(max_weights_add_tensor(w, "a", g_tensor, MAX_QUANT_NONE));
+  EXPECT_STATUS(max_weights_add_tensor(w, "a", g_tensor, MAX_QUANT_NONE), MAX_STATUS_ALREADY_EXISTS, fn, "'a'");
+  max_weights_release(w);
+}
+
+MISUSE(max_weights_count) {
+  max_weights_t* w = NULL;
+  size_t n = 7;
+  EXPECT_BAD(max_weights_count(NULL, &n), "weights is NULL");
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_weights_count(w, NULL), "out_count is NULL");
+  EXPECT_OK(max_weights_count(w, &n));
+  assert_int_equal(n, 0);
+  max_weights_release(w);
+}
+
+MISUSE(max_weights_name) {
+  max_weights_t* w = NULL;
+  const char* name = NULL;
+  EXPECT_BAD(max_weights_name(NULL, 0, &name), "weights is NULL");
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_weights_name(w, 0, NULL), "out_name is NULL");
+  EXPECT_STATUS(max_weights_name(w, 0, &name), MAX_STATUS_OUT_OF_RANGE, fn, "index 0");
+  EXPECT_OK(max_weights_add_tensor(w, "first", g_tensor, MAX_QUANT_NONE));
+  EXPECT_OK(max_weights_name(w, 0, &name));
+  assert_string_equal(name, "first");
+  max_weights_release(w);
+}
+
+MISUSE(max_weights_info) {
+  max_weights_t* w = NULL;
+  max_dtype_t dtype = 0;
+  int32_t rank = -1;
+  const int64_t* dims = NULL;
+  max_quant_encoding_t encoding = -1;
+  EXPECT_BAD(max_weights_info(NULL, "a", &dtype, &rank, &dims, &encoding), "weights is NULL");
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_weights_info(w, NULL, &dtype, &rank, &dims, &encoding), "name is NULL");
+  EXPECT_STATUS(max_weights_info(w, "missing", &dtype, &rank, &dims, &encoding), MAX_STATUS_NOT_FOUND, fn,
+                "'missing'");
+  EXPECT_OK(max_weights_add_tensor(w, "a", g_tensor, MAX_QUANT_NONE));
+  EXPECT_OK(max_weights_info(w, "a", &dtype, &rank, &dims, &encoding));
+  assert_int_equal(encoding, MAX_QUANT_NONE);
+  assert_true(rank >= 0);
+  EXPECT_OK(max_weights_info(w, "a", NULL, NULL, NULL, NULL));
+  max_weights_release(w);
+}
+
+MISUSE(max_weights_tensor) {
+  max_weights_t* w = NULL;
+  max_tensor_t* t = SENTINEL_PTR;
+  EXPECT_BAD(max_weights_tensor(NULL, "a", &t), "weights is NULL");
+  assert_null(t);
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_weights_tensor(w, "a", NULL), "out_tensor is NULL");
+  EXPECT_STATUS(max_weights_tensor(w, "a", &t), MAX_STATUS_NOT_FOUND, fn, "'a'");
+  EXPECT_OK(max_weights_add_tensor(w, "a", g_tensor, MAX_QUANT_NONE));
+  EXPECT_OK(max_weights_tensor(w, "a", &t));
+  assert_ptr_equal(t, g_tensor);
+  max_tensor_release(t);
+  max_weights_release(w);
+}
+
+MISUSE(max_weights_save_gguf) {
+  max_weights_t* w = NULL;
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_weights_save_gguf(NULL, "/tmp/x.gguf", NULL), "weights is NULL");
+  EXPECT_BAD(max_weights_save_gguf(w, NULL, NULL), "path is NULL");
+  EXPECT_OK(max_weights_add_tensor(w, "t", g_tensor, MAX_QUANT_NONE));
+  EXPECT_OK(max_weights_save_gguf(w, "/tmp/max_c_misuse_save.gguf", NULL));
+  remove("/tmp/max_c_misuse_save.gguf");
+  max_weights_release(w);
+}
+
+MISUSE(max_tensor_quantize) {
+  max_tensor_t* q = SENTINEL_PTR;
+  EXPECT_BAD(max_tensor_quantize(NULL, MAX_QUANT_Q8_0, &q), "tensor is NULL");
+  assert_null(q);
+  EXPECT_BAD(max_tensor_quantize(g_tensor, MAX_QUANT_Q8_0, NULL), "out_tensor is NULL");
+  EXPECT_BAD(max_tensor_quantize(g_tensor, MAX_QUANT_NONE, &q), "encoding");
+  EXPECT_BAD(max_tensor_quantize(g_tensor, 77, &q), "encoding is 77");
+  EXPECT_BAD(max_tensor_quantize(g_tensor, MAX_QUANT_Q8_0, &q), "32");
+  assert_null(q);
+}
+
+MISUSE(max_model_create_from_weights) {
+  max_weights_t* w = NULL;
+  max_model_t* m = SENTINEL_PTR;
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_model_create_from_weights(NULL, w, &m), "compiled is NULL");
+  assert_null(m);
+  EXPECT_BAD(max_model_create_from_weights(g_compiled, NULL, &m), "weights is NULL");
+  EXPECT_BAD(max_model_create_from_weights(g_compiled, AS(max_weights_t, g_tensor), &m), "not a weights handle");
+  EXPECT_BAD(max_model_create_from_weights(g_compiled, w, NULL), "out_model is NULL");
+  EXPECT_OK(max_model_create_from_weights(g_compiled, w, &m));
+  max_model_release(m);
+  max_weights_release(w);
+}
+
+MISUSE(max_model_reload_from_weights) {
+  max_weights_t* w = NULL;
+  EXPECT_OK(max_weights_create(&w));
+  EXPECT_BAD(max_model_reload_from_weights(NULL, w), "model is NULL");
+  EXPECT_BAD(max_model_reload_from_weights(g_model, NULL), "weights is NULL");
+  EXPECT_OK(max_model_reload_from_weights(g_model, w));
+  max_weights_release(w);
+}
+
 /* ======================================================================================
  * The table, and the check that it covers every exported function
  * ====================================================================================== */
@@ -1533,6 +1697,12 @@ static const struct CMUnitTest kMisuseTests[] = {
     T(max_tensor_spec_dtype), T(max_tensor_spec_rank), T(max_tensor_spec_dim), T(max_tensor_spec_device),
     T(max_model_create), T(max_model_retain), T(max_model_release), T(max_model_compiled_model),
     T(max_model_execute), T(max_model_execute_named), T(max_model_reload),
+    /* 1.3: weights */
+    T(max_quant_encoding_name), T(max_quant_encoding_block), T(max_weights_create),
+    T(max_weights_retain), T(max_weights_release), T(max_weights_add_file),
+    T(max_weights_add_tensor), T(max_weights_count), T(max_weights_name), T(max_weights_info),
+    T(max_weights_tensor), T(max_weights_save_gguf), T(max_tensor_quantize),
+    T(max_model_create_from_weights), T(max_model_reload_from_weights),
 };
 #undef T
 #define N_MISUSE_TESTS (sizeof kMisuseTests / sizeof kMisuseTests[0])

@@ -47,9 +47,9 @@ EXPECT_EQ(MAX_ABI_VERSION, ((uint32_t)MAX_ABI_VERSION_MAJOR << 16) | (uint32_t)M
 EXPECT_EQ(MAX_ABI_VERSION_MINOR, 0);
 EXPECT_EQ(MAX_ABI_VERSION, 0x00010000u);
 #else
-/* Today's header: 1.2 (the engine). Bump this line, on purpose, with the next minor. */
-EXPECT_EQ(MAX_ABI_VERSION_MINOR, 2);
-EXPECT_EQ(MAX_ABI_VERSION, 0x00010002u);
+/* Today's header: 1.3 (weights). Bump this line, on purpose, with the next minor. */
+EXPECT_EQ(MAX_ABI_VERSION_MINOR, 3);
+EXPECT_EQ(MAX_ABI_VERSION, 0x00010003u);
 #endif
 EXPECT_EQ(DLPACK_MAJOR_VERSION, 1);
 EXPECT_EQ(DLPACK_MINOR_VERSION, 1);
@@ -101,6 +101,16 @@ EXPECT_EQ(MAX_DTYPE_UINT32, 138);
 EXPECT_EQ(MAX_DTYPE_INT32, 139);
 EXPECT_EQ(MAX_DTYPE_UINT64, 140);
 EXPECT_EQ(MAX_DTYPE_INT64, 141);
+#ifndef MAX_C_FROZEN_1_0
+/* 1.3: quantization encodings. */
+EXPECT_EQ(sizeof(max_quant_encoding_t), 4);
+EXPECT_EQ(MAX_QUANT_NONE, 0);
+EXPECT_EQ(MAX_QUANT_Q4_0, 1);
+EXPECT_EQ(MAX_QUANT_Q4_K, 2);
+EXPECT_EQ(MAX_QUANT_Q5_K, 3);
+EXPECT_EQ(MAX_QUANT_Q6_K, 4);
+EXPECT_EQ(MAX_QUANT_Q8_0, 5);
+#endif
 
 /* ---- device kinds and limits ---- */
 EXPECT_EQ(MAX_DEVICE_KIND_CPU, 1);

@@ -24,8 +24,15 @@ Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e) : d_(d
   if (dtype_is_integral(dtype) && e.activation != Activation::kNone && e.activation != Activation::kRelu)
     fail(Code::kUnimplemented, "matmul: no CPU kernel for the ", activation_name(e.activation), " epilogue on ",
          dtype_name(dtype));
+  if (d.rhs_transposed && dtype != DType::kFloat32)
+    fail(Code::kUnimplemented, "matmul: a transposed rhs is float32 only, not ", dtype_name(dtype));
   if (d.m == 0 || d.n == 0 || d.batch_count() == 0) {
     path_ = Path::kEmpty;
+    return;
+  }
+  if (d.k == 0 && d.rhs_transposed) {  // nothing to read: the gemm's epilogue of zeros
+    d_.rhs_transposed = false;
+    path_ = Path::kGemm;
     return;
   }
   if (d.k == 0 || (dtype != DType::kFloat32 && !is_half(dtype))) {

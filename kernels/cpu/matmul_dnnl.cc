@@ -15,6 +15,17 @@ dnnl::memory::dims with_matrix(const std::vector<int64_t>& batch, int64_t rows, 
   return dims;
 }
 
+// An rhs stored [N, K] (a torch Linear weight) seen as [K, N]: strides (1, K) on the matrix,
+// and none to speak of on the batch dims, which are all 1.
+dnnl::memory::desc transposed_desc(const MatmulDims& d, dnnl::memory::data_type type) {
+  for (int64_t b : d.rhs_batch)
+    if (b != 1) fail(Code::kInternal, "a transposed matmul rhs has batch dims");
+  dnnl::memory::dims strides(d.rhs_batch.size(), d.k * d.n);
+  strides.push_back(1);
+  strides.push_back(d.k);
+  return dnnl::memory::desc(with_matrix(d.rhs_batch, d.k, d.n), type, strides);
+}
+
 }  // namespace
 
 bool dnnl_eltwise_of(Activation a, dnnl::algorithm* algorithm, float* alpha) {
@@ -49,7 +60,7 @@ DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const 
   if (rank > DNNL_MAX_NDIMS) fail(Code::kUnimplemented, "matmul with ", rank - 2, " batch dims after collapsing");
   try {
     src_ = dense_desc(with_matrix(d.lhs_batch, d.m, d.k), type);
-    weights_ = dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
+    weights_ = d.rhs_transposed ? transposed_desc(d, type) : dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
     dst_ = dense_desc(with_matrix(d.out_batch, d.m, d.n), type);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

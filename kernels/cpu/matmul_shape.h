@@ -14,6 +14,8 @@ struct MatmulDims {
   // alike are merged, so [2, 3, 4] @ [4, 5] is no batch at all and M = 6.
   std::vector<int64_t> out_batch, lhs_batch, rhs_batch;
   int64_t m = 0, k = 0, n = 0;
+  // The rhs matrix is stored [N, K] and read as its transpose (float32 only, no rhs batch).
+  bool rhs_transposed = false;
 
   int64_t batch_count() const;
   // Element offsets of batch `b` (row-major over out_batch) in each operand.

@@ -21,6 +21,7 @@ enum class ObjectKind : uint32_t {
   kCompiledModel = 0x4d434d44,
   kModel = 0x4d4d444c,
   kTensorSpec = 0x4d545350,
+  kWeights = 0x4d575453,  // "MWTS"
 };
 
 class Object {

@@ -21,6 +21,7 @@
 #include "engine/model.h"
 #include "engine/tensor_spec.h"
 #include "max_c.h"
+#include "weights/registry.h"
 
 namespace maxc::capi {
 
@@ -44,6 +45,7 @@ MAXC_HANDLE(max_attrs_t, AttrsObject, kAttrs, "an attrs")
 MAXC_HANDLE(max_compiled_model_t, CompiledModel, kCompiledModel, "a compiled model")
 MAXC_HANDLE(max_model_t, Model, kModel, "a model")
 MAXC_HANDLE(max_tensor_spec_t, TensorSpec, kTensorSpec, "a tensor spec")
+MAXC_HANDLE(max_weights_t, WeightsRegistry, kWeights, "a weights")
 #undef MAXC_HANDLE
 
 // The object behind a handle argument; INVALID_ARGUMENT when NULL or of another kind.

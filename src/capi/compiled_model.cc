@@ -1,5 +1,5 @@
 #include "capi/capi.h"
-#include "serialize/reader.h"
+#include "engine/model_file.h"
 
 using namespace maxc;
 using namespace maxc::capi;
@@ -53,8 +53,9 @@ max_status_t* max_context_compile_file(max_context_t* context, const char* path,
     auto& out = out_param(out_compiled, "out_compiled");
     auto ctx = share(context, "context");
     const CompileSettings settings = translate(options);
-    Graph g = load(string_arg(path, "path"));
-    out = to_handle<max_compiled_model_t>(CompiledModel::compile(std::move(ctx), g, settings));
+    ModelFile file = read_model_file(string_arg(path, "path"));
+    out = to_handle<max_compiled_model_t>(
+        CompiledModel::compile(std::move(ctx), file.graph, settings, std::move(file.weights)));
   });
 }
 

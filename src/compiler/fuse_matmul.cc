@@ -8,9 +8,14 @@
 //           operand. The bias has the matmul's dtype and broadcasts over the last dim only:
 //           rank 0, or dims all 1 but the last, which is N (the result's last dim) or 1.
 //   attrs   activation: string, one of "none", "relu", "gelu" (erf), "gelu_tanh", "sigmoid",
-//           "tanh", "silu"; has_bias: bool.
+//           "tanh", "silu"; has_bias: bool; rhs_transposed: bool, when true the rhs input
+//           is a float32 matrix [N, K] read as its transpose.
 //   outputs (y): the output value of the pattern's last op, so no use needs rewriting.
-// Matched: matmul -> add(bias) [-> activation], and matmul -> activation. Each intermediate
+// Matched: matmul -> add(bias) [-> activation], and matmul -> activation. A float32 rhs that
+// is the transpose of a matrix read by nothing else (torch's Linear keeps W as [out, in] and
+// computes x @ W^T) is taken untransposed with rhs_transposed, so no copy of the weight is
+// made per call: the kernel reads it transposed, or packs it once (engine/lower/linalg.cc);
+// such a matmul is fused even with no epilogue. Each intermediate
 // must be read only by the next op (and not be a graph output), and the rhs must be a matrix
 // (rank >= 2), so the result's last dim is N. The node sits where the last op was; every
 // input is defined before it since each came before one of the fused ops.
@@ -59,6 +64,26 @@ std::optional<ValueId> bias_of(const Program& p, const Node& add, ValueId y) {
   return other;
 }
 
+// The matrix `v` is the transpose of, when it is a float32 [K, N] made by swapping the two
+// axes of an [N, K] that only this transpose reads.
+std::optional<ValueId> transposed_matrix(const Program& p, ValueId v, const std::vector<int32_t>& uses,
+                                         const std::vector<int64_t>& producer) {
+  const TensorType& t = p.types[v];
+  if (t.dtype != DType::kFloat32 || t.rank() != 2 || producer[v] < 0) return std::nullopt;
+  const Node& n = p.nodes[static_cast<size_t>(producer[v])];
+  if (n.inputs.size() != 1 || uses[n.inputs[0]] != 1) return std::nullopt;
+  bool swaps = false;
+  if (n.op == "transpose") {
+    const int64_t a = n.attrs.get<int64_t>("axis_1", "transpose"), b = n.attrs.get<int64_t>("axis_2", "transpose");
+    swaps = ((a % 2) + 2) % 2 != ((b % 2) + 2) % 2;  // axes of a matrix: {0, 1} or {-2, -1}
+  } else if (n.op == "permute") {
+    const auto& dims = n.attrs.get<std::vector<int64_t>>("dims", "permute");
+    swaps = dims.size() == 2 && ((dims[0] % 2) + 2) % 2 == 1 && ((dims[1] % 2) + 2) % 2 == 0;
+  }
+  if (!swaps) return std::nullopt;
+  return n.inputs[0];
+}
+
 bool is_fusable_matmul(const Program& p, const Node& n) {
   if (n.op != "matmul" || n.inputs.size() != 2 || n.outputs.size() != 1) return false;
   return p.types[n.inputs[1]].rank() >= 2;
@@ -78,6 +103,7 @@ std::vector<int64_t> sole_readers(const Program& p, const std::vector<int32_t>& 
 void fuse_matmul_epilogue(Program& p) {
   const std::vector<int32_t> uses = use_counts(p);
   const std::vector<int64_t> reader = sole_readers(p, uses);
+  const std::vector<int64_t> producer = producers(p);
   std::vector<bool> removed(p.nodes.size(), false);
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     if (removed[i] || !is_fusable_matmul(p, p.nodes[i])) continue;
@@ -98,13 +124,20 @@ void fuse_matmul_epilogue(Program& p) {
         y = p.nodes[static_cast<size_t>(next)].outputs[0];
       }
     }
-    if (pattern.size() == 1) continue;
+    const ValueId rhs = p.nodes[i].inputs[1];
+    const std::optional<ValueId> untransposed = uses[rhs] == 1 ? transposed_matrix(p, rhs, uses, producer) : std::nullopt;
+    if (pattern.size() == 1 && !untransposed) continue;
     Node fused;
     fused.op = "fused_matmul";
     fused.inputs = p.nodes[i].inputs;
+    if (untransposed) {
+      fused.inputs[1] = *untransposed;
+      removed[static_cast<size_t>(producer[rhs])] = true;
+    }
     if (bias) fused.inputs.push_back(*bias);
     fused.attrs.set("activation", activation);
     fused.attrs.set("has_bias", bias.has_value());
+    fused.attrs.set("rhs_transposed", untransposed.has_value());
     fused.outputs = {y};
     for (size_t k = 0; k + 1 < pattern.size(); ++k) removed[pattern[k]] = true;
     p.nodes[pattern.back()] = std::move(fused);

@@ -1,6 +1,8 @@
 // An ordered list of tensors (the ABI's max_tensor_list_t): a model's outputs, say.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "base/object.h"
@@ -13,5 +15,8 @@ class TensorList : public Object {
   TensorList() : Object(ObjectKind::kTensorList) {}
   std::vector<Ref<Tensor>> items;
 };
+
+// Tensors by name, in a caller's order: weights to bind, inputs to execute by name.
+using NamedTensors = std::vector<std::pair<std::string, Ref<Tensor>>>;
 
 }  // namespace maxc

@@ -32,7 +32,8 @@ CompiledModel::CompiledModel(Ref<Context> context, Program program, const Compil
   weights_ = specs(program_, program_.weights);
 }
 
-Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings) {
+Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings,
+                                          NamedTensors bundled) {
   if (settings.plan_cache_capacity < 1)
     fail(Code::kInvalidArgument, "plan_cache_capacity is ", settings.plan_cache_capacity, "; it must be at least 1");
   CompileOptions opts;
@@ -43,6 +44,7 @@ Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& gra
   Program program = compile_program(graph, opts);
   check_weights_static(program);
   auto model = Ref<CompiledModel>::adopt(new CompiledModel(std::move(context), std::move(program), settings));
+  model->bundled_ = std::move(bundled);
   bool all_static = true;
   for (const auto& in : model->program_.inputs) all_static = all_static && model->program_.types[in.value].is_static();
   if (all_static) model->plan_for({});
@@ -106,7 +108,7 @@ std::vector<Constant> evaluate_node(const Node& node, const Program& p, std::spa
     if (e.code() == Code::kUnimplemented || e.code() == Code::kNotFound) return {};
     throw;
   }
-  std::vector<Ref<Tensor>> outs = run_plan(*plan, mini, ExecuteArgs{{}, {}, 1});
+  std::vector<Ref<Tensor>> outs = run_plan(*plan, mini, ExecuteArgs{{}, {}, {}, 1});
   std::vector<Constant> result;
   for (size_t o = 0; o < outs.size(); ++o) result.push_back(constant_of(outs[o], mini.types[mini.outputs[o].value]));
   return result;

@@ -11,6 +11,7 @@
 
 #include "base/object.h"
 #include "compiler/passes.h"
+#include "driver/tensor_list.h"
 #include "engine/context.h"
 #include "engine/exec_plan.h"
 #include "engine/tensor_spec.h"
@@ -28,13 +29,17 @@ class CompiledModel : public Object {
  public:
   // Verifies and compiles `graph` (which is not kept). A graph without symbolic dims gets
   // its one plan now, so a missing kernel is reported here rather than at execute.
-  static Ref<CompiledModel> compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings);
+  // `bundled` are weights that came with the graph's file (an ONNX model's initializers):
+  // a Model binds them for every weight it is not given.
+  static Ref<CompiledModel> compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings,
+                                    NamedTensors bundled = {});
 
   const Program& program() const { return program_; }
   const Ref<Context>& context() const { return context_; }
   const std::vector<Ref<TensorSpec>>& inputs() const { return inputs_; }
   const std::vector<Ref<TensorSpec>>& outputs() const { return outputs_; }
   const std::vector<Ref<TensorSpec>>& weights() const { return weights_; }
+  const NamedTensors& bundled_weights() const { return bundled_; }
 
   // The plan for these symbol values: cached (least recently used goes first) or built now.
   std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;
@@ -46,6 +51,7 @@ class CompiledModel : public Object {
   Program program_;
   CompileSettings settings_;
   std::vector<Ref<TensorSpec>> inputs_, outputs_, weights_;
+  NamedTensors bundled_;
   mutable std::mutex mu_;
   mutable std::list<std::pair<SymbolValues, std::shared_ptr<ExecPlan>>> plans_;  // most recent first
 };

@@ -96,16 +96,20 @@ class PlanBuilder {
     shape_steps(node);
     std::vector<Shape> ins, outs;
     std::vector<const Constant*> consts;
+    std::vector<int32_t> weights;
     for (ValueId v : node.inputs) {
       ins.push_back(plan_->shapes[v]);
       auto it = constant_of_.find(v);
       consts.push_back(it == constant_of_.end() ? nullptr : it->second);
+      const Home& home = plan_->homes[root_[v]];
+      weights.push_back(home.kind == Home::Kind::kWeight ? static_cast<int32_t>(home.index) : -1);
     }
     for (ValueId v : node.outputs) outs.push_back(plan_->shapes[v]);
     const LowerFn* fn = KernelTable::builtin().find(node.op);
     if (!fn) fail(Code::kUnimplemented, "op '", node.op, "': the CPU engine has no kernel for it");
     LowerContext ctx{node, ins, outs, consts, [this](ValueId v) { return plan_->shapes.at(v); }, num_threads_,
-                     [this](const Dim& d) { return d.is_static() ? d.static_value() : d.evaluate(symbols_); }};
+                     [this](const Dim& d) { return d.is_static() ? d.static_value() : d.evaluate(symbols_); },
+                     weights};
     Lowered lowered = (*fn)(ctx);
     if (lowered.alias) {
       root_[node.outputs.at(0)] = root_[node.inputs.at(0)];
@@ -114,6 +118,22 @@ class PlanBuilder {
     inplace_.push_back(lowered.inplace_input);
     scratch_.push_back(lowered.scratch_bytes);
     plan_->steps.push_back(Step{std::move(lowered.run), node.inputs, node.outputs, -1, node.op});
+    if (lowered.prepack.input >= 0) use_packed(plan_->steps.back(), weights, std::move(lowered.prepack));
+  }
+
+  // Points the step's input at a packed copy of its weight, one slot per weight and layout.
+  void use_packed(Step& step, const std::vector<int32_t>& weights, Prepack prepack) {
+    const auto i = static_cast<size_t>(prepack.input);
+    if (i >= weights.size() || weights[i] < 0)
+      fail(Code::kInternal, "op '", step.op, "' asked to prepack input ", i, ", which is not a weight");
+    const auto weight = static_cast<uint32_t>(weights[i]);
+    auto& slots = plan_->prepacks;
+    size_t slot = 0;
+    while (slot < slots.size() && !(slots[slot].weight == weight && slots[slot].layout == prepack.layout)) ++slot;
+    if (slot == slots.size())
+      slots.push_back({weight, std::move(prepack.layout), prepack.bytes, std::move(prepack.pack)});
+    step.packed_input = prepack.input;
+    step.packed_slot = static_cast<uint32_t>(slot);
   }
 
   void place_outputs() {

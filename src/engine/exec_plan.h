@@ -29,6 +29,16 @@ struct Step {
   std::vector<ValueId> outputs;
   int64_t scratch_offset = -1;  // bytes into the arena, or -1 for none
   std::string op;               // for logs and profiles
+  int32_t packed_input = -1;    // this input reads ExecPlan::prepacks[packed_slot] instead
+  uint32_t packed_slot = 0;
+};
+
+// A packed copy of weight `weight` that some step reads (see Prepack in lowering.h).
+struct PrepackSlot {
+  uint32_t weight = 0;
+  std::string layout;
+  uint64_t bytes = 0;
+  std::function<void(const void*, void*)> pack;
 };
 
 // Arenas of one size, handed to concurrent calls; a call that finds none free makes one.
@@ -48,6 +58,7 @@ struct ExecPlan {
   std::vector<Shape> shapes;  // by ValueId
   std::vector<Home> homes;    // by ValueId
   std::vector<Step> steps;
+  std::vector<PrepackSlot> prepacks;
   // Output j is written in place by its producer when direct[j]; otherwise it is copied
   // from its value's home after the steps ran (an input, a weight, an alias, a repeat).
   std::vector<bool> direct_outputs;

@@ -58,6 +58,7 @@ std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const 
     out_ptrs.clear();
     for (ValueId v : step.inputs) in_ptrs.push_back(address(plan.homes[v], args, p, arena.data(), outputs));
     for (ValueId v : step.outputs) out_ptrs.push_back(address(plan.homes[v], args, p, arena.data(), outputs));
+    if (step.packed_input >= 0) in_ptrs[step.packed_input] = const_cast<void*>(args.packed[step.packed_slot]);
     void* scratch = step.scratch_offset >= 0 ? arena.data() + step.scratch_offset : nullptr;
     step.run(KernelArgs{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch});
   }

@@ -14,6 +14,7 @@ namespace maxc {
 struct ExecuteArgs {
   std::span<const void* const> inputs;   // dense row-major, in the program's input order
   std::span<const void* const> weights;  // dense row-major, in the program's weight order
+  std::span<const void* const> packed;   // by ExecPlan::prepacks slot
   int32_t num_threads = 1;
 };
 

@@ -67,6 +67,7 @@ struct LowerContext {
   // A dim's value for this plan's symbols (static dims, symbols, expressions of them);
   // NOT_FOUND for a symbol no input binds.
   std::function<int64_t(const Dim&)> eval_dim = [](const Dim& d) { return d.static_value(); };
+  std::span<const int32_t> input_weights = {};  // per input: the weight's number, or -1
 
   std::string_view op() const { return node.op; }
   const Attrs& attrs() const { return node.attrs; }
@@ -75,6 +76,7 @@ struct LowerContext {
   const Constant* input_constant(size_t i) const {
     return i < input_constants.size() ? input_constants[i] : nullptr;
   }
+  bool input_is_weight(size_t i) const { return i < input_weights.size() && input_weights[i] >= 0; }
   std::string op_label() const { return str_cat("op '", node.op, "'"); }
 
   // UNIMPLEMENTED "op 'x': no CPU kernel for <parts>": the graph is valid, we lack the kernel.
@@ -82,6 +84,17 @@ struct LowerContext {
   [[noreturn]] void unsupported(const Parts&... parts) const {
     fail(Code::kUnimplemented, op_label(), ": no CPU kernel for ", parts...);
   }
+};
+
+// A weight input the kernel wants in a layout of its own (a matmul's packed panels). The
+// model packs each bound weight once per layout, when a plan first needs it, and the kernel
+// then gets the packed copy in place of the weight. `layout` names the packed form
+// completely ("gemm_packed k=256 n=64"), so plans for other shapes share one copy.
+struct Prepack {
+  int32_t input = -1;  // -1: none
+  std::string layout;
+  uint64_t bytes = 0;
+  std::function<void(const void* weight, void* packed)> pack;
 };
 
 struct Lowered {
@@ -93,8 +106,9 @@ struct Lowered {
   // Output 0 is input 0's bytes seen with another shape (reshape, squeeze, ...): no kernel
   // runs and no memory is planned for it.
   bool alias = false;
+  Prepack prepack = {};
 
-  static Lowered alias_of_input() { return {{}, 0, -1, true}; }
+  static Lowered alias_of_input() { return {{}, 0, -1, true, {}}; }
 };
 
 using LowerFn = std::function<Lowered(const LowerContext&)>;

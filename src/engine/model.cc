@@ -1,5 +1,7 @@
 #include "engine/model.h"
 
+#include <omp.h>
+
 #include <map>
 
 #include "driver/device.h"
@@ -26,9 +28,17 @@ void check_weight(const std::string& name, const TensorType& want, const Tensor&
          " but the graph declares ", dtype_name(want.dtype), dims_to_string(dims));
 }
 
+// The declared weights that `registry` has, by name.
+NamedTensors declared_in(const Program& p, const WeightsRegistry& registry) {
+  NamedTensors result;
+  for (const auto& w : p.weights)
+    if (registry.contains(w.name)) result.emplace_back(w.name, registry.tensor(w.name));
+  return result;
+}
+
 }  // namespace
 
-Model::Model(Ref<CompiledModel> compiled, std::shared_ptr<const Weights> weights)
+Model::Model(Ref<CompiledModel> compiled, std::shared_ptr<const BoundWeights> weights)
     : Object(ObjectKind::kModel), compiled_(std::move(compiled)), weights_(std::move(weights)) {}
 
 Model::Weights Model::merge(const Weights& base, const NamedTensors& updates, bool require_all) const {
@@ -61,18 +71,31 @@ Model::Weights Model::merge(const Weights& base, const NamedTensors& updates, bo
 }
 
 Ref<Model> Model::create(Ref<CompiledModel> compiled, const NamedTensors& weights) {
+  NamedTensors all = weights;
+  for (const auto& bundled : compiled->bundled_weights()) {
+    bool given = false;
+    for (const auto& w : weights) given = given || w.first == bundled.first;
+    if (!given) all.push_back(bundled);
+  }
   auto model = Ref<Model>::adopt(new Model(std::move(compiled), nullptr));
-  model->weights_ = std::make_shared<const Weights>(model->merge({}, weights, /*require_all=*/true));
+  model->weights_ = std::make_shared<const BoundWeights>(model->merge({}, all, /*require_all=*/true));
   return model;
 }
 
+Ref<Model> Model::create(Ref<CompiledModel> compiled, const WeightsRegistry& registry) {
+  NamedTensors weights = declared_in(compiled->program(), registry);
+  return create(std::move(compiled), weights);
+}
+
+void Model::reload(const WeightsRegistry& registry) { reload(declared_in(compiled_->program(), registry)); }
+
 void Model::reload(const NamedTensors& weights) {
-  auto next = std::make_shared<const Weights>(merge(*snapshot(), weights, /*require_all=*/false));
+  auto next = std::make_shared<const BoundWeights>(merge(snapshot()->tensors(), weights, /*require_all=*/false));
   std::lock_guard lock(mu_);
   weights_ = std::move(next);
 }
 
-std::shared_ptr<const Model::Weights> Model::snapshot() const {
+std::shared_ptr<const BoundWeights> Model::snapshot() const {
   std::lock_guard lock(mu_);
   return weights_;
 }
@@ -81,15 +104,18 @@ std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> inputs) con
   const Program& p = compiled_->program();
   const SymbolValues symbols = bind_inputs(p, inputs);
   std::shared_ptr<ExecPlan> plan = compiled_->plan_for(symbols);
-  std::shared_ptr<const Weights> weights = snapshot();
+  std::shared_ptr<const BoundWeights> weights = snapshot();
   std::vector<Ref<Tensor>> dense;  // keeps packed copies of strided inputs alive
   std::vector<const void*> in_ptrs, w_ptrs;
   for (const auto& t : inputs) {
     dense.push_back(dense_host(t));
     in_ptrs.push_back(dense.back()->data());
   }
-  for (const auto& w : *weights) w_ptrs.push_back(w->data());
-  return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, compiled_->context()->num_threads()});
+  for (const auto& w : weights->tensors()) w_ptrs.push_back(w->data());
+  const int32_t threads = compiled_->context()->num_threads();
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);  // packing runs on the team too
+  const std::vector<const void*> packed = weights->packed_for(*plan);
+  return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, packed, threads});
 }
 
 std::vector<Ref<Tensor>> Model::execute_named(const NamedTensors& inputs) const {

@@ -12,17 +12,24 @@
 
 #include "base/object.h"
 #include "driver/tensor.h"
+#include "driver/tensor_list.h"
+#include "engine/bound_weights.h"
 #include "engine/compiled_model.h"
+#include "weights/registry.h"
 
 namespace maxc {
 
-using NamedTensors = std::vector<std::pair<std::string, Ref<Tensor>>>;
-
 class Model : public Object {
  public:
-  // NOT_FOUND names a weight the graph declares but `weights` lacks; INVALID_ARGUMENT an
-  // unknown name, a repeat, or a dtype, shape or device that differs from the declaration.
+  // Binds every weight the graph declares: from `weights` first, then from the weights that
+  // came with the compiled model's file (ONNX initializers). NOT_FOUND names a weight neither
+  // has; INVALID_ARGUMENT an unknown name, a repeat, or a dtype, shape or device that
+  // differs from the declaration.
   static Ref<Model> create(Ref<CompiledModel> compiled, const NamedTensors& weights);
+
+  // As above, each declared weight taken by name from `registry` where it has one; the
+  // registry's other tensors are ignored.
+  static Ref<Model> create(Ref<CompiledModel> compiled, const WeightsRegistry& registry);
 
   const Ref<CompiledModel>& compiled() const { return compiled_; }
 
@@ -32,17 +39,19 @@ class Model : public Object {
   std::vector<Ref<Tensor>> execute_named(const NamedTensors& inputs) const;
   // Replaces the named weights; the others stay. All-or-nothing.
   void reload(const NamedTensors& weights);
+  // Replaces every declared weight that `registry` has. All-or-nothing.
+  void reload(const WeightsRegistry& registry);
 
  private:
   using Weights = std::vector<Ref<Tensor>>;  // in the program's weight order
-  Model(Ref<CompiledModel> compiled, std::shared_ptr<const Weights> weights);
+  Model(Ref<CompiledModel> compiled, std::shared_ptr<const BoundWeights> weights);
   // `base` plus `updates`, checked; with `require_all`, every weight must be named.
   Weights merge(const Weights& base, const NamedTensors& updates, bool require_all) const;
-  std::shared_ptr<const Weights> snapshot() const;
+  std::shared_ptr<const BoundWeights> snapshot() const;
 
   Ref<CompiledModel> compiled_;
   mutable std::mutex mu_;
-  std::shared_ptr<const Weights> weights_;
+  std::shared_ptr<const BoundWeights> weights_;
 };
 
 }  // namespace maxc

@@ -77,6 +77,52 @@ TEST(Model, FusionGivesTheSameResults) {
   }
 }
 
+// y = relu(x @ w) and z = x @ transpose(v), v stored [N, K] as torch keeps a Linear weight.
+// At a few rows each matmul reads a packed copy of its weight, made once per bound weight and
+// layout and anew after a reload; at 1 and 64 rows oneDNN reads the weights as they are
+// (v transposed through its strides). Either way no transpose runs per call.
+TEST(Model, WeightsArePackedForFewRowsAndTransposedWeightsAreReadInPlace) {
+  Graph g("linear");
+  ValueId x = g.add_input("x", f32({"batch", 40}));
+  ValueId w = g.add_weight("w", f32({40, 24}));
+  ValueId v = g.add_weight("v", f32({24, 40}));
+  ValueId vt = g.add_op("transpose", {v}, {{"axis_1", int64_t{0}}, {"axis_2", int64_t{1}}})[0];
+  g.set_outputs({{"y", g.add_op("relu", {g.add_op("matmul", {x, w})[0]})[0]}, {"z", g.add_op("matmul", {x, vt})[0]}});
+  auto cm = compile(g, true);
+  for (const Node& n : cm->program().nodes) EXPECT_NE(n.op, "transpose") << "the transpose is read through";
+  // out[i][j] = sum_p x[i][p] * weight(p, j), relu'd when asked.
+  auto reference = [](const Ref<Tensor>& in, const std::vector<float>& wv, bool transposed, bool relu) {
+    const auto xv = values(in);
+    const int64_t rows = in->dims()[0];
+    std::vector<float> out(static_cast<size_t>(rows * 24));
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < 24; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < 40; ++p) s += double(xv[i * 40 + p]) * wv[transposed ? j * 40 + p : p * 24 + j];
+        out[i * 24 + j] = relu && s < 0 ? 0.f : float(s);
+      }
+    return out;
+  };
+  Ref<Tensor> w1 = random_tensor({40, 24}, 11), w2 = random_tensor({40, 24}, 12), v1 = random_tensor({24, 40}, 13);
+  auto model = Model::create(cm, {{"w", w1}, {"v", v1}});
+  for (int round = 0; round < 2; ++round) {
+    const Ref<Tensor>& wt = round == 0 ? w1 : w2;
+    for (int64_t batch : {1, 7, 64}) {
+      Ref<Tensor> in = random_tensor({batch, 40}, 30 + static_cast<uint32_t>(batch));
+      auto plan = cm->plan_for({{"batch", batch}});
+      EXPECT_EQ(plan->prepacks.size(), batch == 7 ? 2u : 0u) << "batch " << batch;
+      const auto got = model->execute(std::vector<Ref<Tensor>>{in});
+      const auto y = values(got[0]), z = values(got[1]);
+      const auto want_y = reference(in, values(wt), false, true), want_z = reference(in, values(v1), true, false);
+      for (size_t i = 0; i < want_y.size(); ++i) {
+        ASSERT_NEAR(y[i], want_y[i], 1e-4f) << "y, round " << round << " batch " << batch;
+        ASSERT_NEAR(z[i], want_z[i], 1e-4f) << "z, round " << round << " batch " << batch;
+      }
+    }
+    model->reload({{"w", w2}});
+  }
+}
+
 TEST(Model, ArenaIsSmallerThanTheIntermediates) {
   auto compiled = compile(block(), false);
   auto plan = compiled->plan_for({{"batch", 64}});

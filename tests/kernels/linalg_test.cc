@@ -15,6 +15,7 @@
 #include "engine/lowering.h"
 #include "graph/graph.h"
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/gemm_packed.h"
 #include "kernels/cpu/gemm_small.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/matmul.h"
@@ -297,6 +298,37 @@ TEST(GemmSmall, EdgesAndAccumulate) {
         }
       for (int64_t i = 0; i < m; ++i)  // the padding column past n is untouched
         if (ldc > n) ASSERT_EQ(c[i * ldc + n], 1.f);
+    }
+  }
+}
+
+// Shapes around every edge of the packed kernel: rows past the 6-row tiles, columns past the
+// 16-column panels, k past one 256-deep block; b given row-major and transposed.
+TEST(GemmPacked, EdgesEpiloguesAndTransposedSource) {
+  const Activation acts[] = {Activation::kNone, Activation::kRelu, Activation::kGelu, Activation::kSilu};
+  int round = 0;
+  for (int64_t m : {1, 5, 6, 13}) {
+    for (int64_t n : {1, 16, 37}) {
+      for (int64_t k : {0, 7, 300}) {
+        const Activation act = acts[round % 4];
+        const bool transposed = round % 2 == 1, scalar_bias = round % 3 == 0;
+        ++round;
+        const auto a = random_floats(m * k, 21), b = random_floats(k * n, 22);
+        const auto bias = random_floats(scalar_bias ? 1 : n, 23);
+        std::vector<float> source = b;  // as [n, k] when transposed
+        if (transposed)
+          for (int64_t p = 0; p < k; ++p)
+            for (int64_t j = 0; j < n; ++j) source[j * k + p] = b[p * n + j];
+        std::vector<float> packed(cpu::PackedGemm::packed_bytes(k, n) / sizeof(float) + 1);
+        cpu::PackedGemm::pack(source.data(), k, n, transposed ? 1 : n, transposed ? k : 1, packed.data());
+        std::vector<float> c(static_cast<size_t>(m * n), NAN);
+        const cpu::MatmulEpilogue e{act, true, scalar_bias ? 1 : n};
+        cpu::gemm_packed(m, n, k, a.data(), k, packed.data(), c.data(), n, bias.data(), e);
+        const auto want = matmul_ref({m, k}, widen(a), {k, n}, widen(b), widen(bias), act);
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_NEAR(c[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+              << m << "x" << n << "x" << k << " " << cpu::activation_name(act) << " at " << i;
+      }
     }
   }
 }

@@ -79,6 +79,8 @@ const std::map<std::string, Recipe, std::less<>>& recipes() {
     r["gather"] = {{f32({5, 3}), i64({2})}, {{"axis", int64_t{0}}}};
     r["gather_nd"] = {{f32({5, 3}), i64({2, 1})}};
     r["layer_norm"] = {{f32({2, 4}), f32({4}), f32({4})}, {{"epsilon", 1e-5}}};
+    r["dequantize"] = {{tensor(DType::kUInt8, {"batch", 36})}, {{"encoding", std::string("q4_0")}}};
+    r["qmatmul"] = {{f32({"batch", 256}), tensor(DType::kUInt8, {5, 144})}, {{"encoding", std::string("q4_k")}}};
     r["matmul"] = {{f32({"batch", 3}), f32({3, 4})}};
     r["outer"] = {{f32({3}), f32({4})}};
     r["pad"] = {{f32({2, 3})}, {{"paddings", std::vector<int64_t>{1, 1, 0, 2}}}};

@@ -280,6 +280,26 @@ _DECLS_ENGINE = {
 }
 
 
+# ABI 1.3: weights files and the registry (max_c.weights reports these when missing).
+_DECLS_WEIGHTS = {
+    "max_quant_encoding_name": (c_char_p, [c_int32]),
+    "max_quant_encoding_block": (S, [c_int32, I32P, I32P]),
+    "max_weights_create": (S, [PP]),
+    "max_weights_retain": (None, [P]),
+    "max_weights_release": (None, [P]),
+    "max_weights_add_file": (S, [P, c_char_p]),
+    "max_weights_add_tensor": (S, [P, c_char_p, P, c_int32]),
+    "max_weights_count": (S, [P, SZP]),
+    "max_weights_name": (S, [P, c_size_t, STRP]),
+    "max_weights_info": (S, [P, c_char_p, I32P, I32P, POINTER(POINTER(c_int64)), I32P]),
+    "max_weights_tensor": (S, [P, c_char_p, PP]),
+    "max_weights_save_gguf": (S, [P, c_char_p, c_char_p]),
+    "max_tensor_quantize": (S, [P, c_int32, PP]),
+    "max_model_create_from_weights": (S, [P, P, PP]),
+    "max_model_reload_from_weights": (S, [P, P]),
+}
+
+
 def _declare(decls):
     missing = []
     for name, (res, args) in decls.items():
@@ -295,6 +315,7 @@ def _declare(decls):
 
 _missing = _declare(_DECLS)
 missing_engine = _declare(_DECLS_ENGINE)
+missing_weights = _declare(_DECLS_WEIGHTS)
 
 
 def _check_abi():

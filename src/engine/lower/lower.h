@@ -14,5 +14,6 @@ void register_linalg_kernels(KernelTable& t);         // matmul outer band_part 
 void register_conv_kernels(KernelTable& t);           // conv2d max_pool2d avg_pool2d
 void register_shape_kernels(KernelTable& t);          // reshape ... shape_to_tensor, constant-free shape ops
 void register_indexing_kernels(KernelTable& t);       // slice_tensor gather gather_nd scatter scatter_nd, range
+void register_quantized_kernels(KernelTable& t);      // dequantize qmatmul
 
 }  // namespace maxc

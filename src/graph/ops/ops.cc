@@ -20,6 +20,7 @@ void register_builtin_ops(OpRegistry& r) {
   register_shape_ops(r);
   register_indexing_ops(r);
   register_conv_ops(r);
+  register_quantized_ops(r);
 }
 
 }  // namespace maxc

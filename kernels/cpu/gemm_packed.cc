@@ -1,0 +1,166 @@
+#include "kernels/cpu/gemm_packed.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd.h"
+#include "kernels/cpu/vector_math.h"
+
+// The helpers below pass 32-byte vectors by value; they are always inlined, so the ABI
+// note GCC gives for such functions in the baseline build does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace maxc::cpu {
+namespace {
+
+typedef float V8 __attribute__((vector_size(32)));
+
+[[gnu::always_inline]] inline V8 load8(const float* p) {
+  V8 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+
+[[gnu::always_inline]] inline void store8(float* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
+
+constexpr int64_t kPanel = PackedGemm::kPanel;
+constexpr int kTileRows = 6;
+// k per block: a panel's slice (kBlockK x 16 floats, 16 KiB) stays in L1 while the row
+// tiles walk it.
+constexpr int64_t kBlockK = 256;
+
+// rows x 16 results of a[rows, kb] @ panel[kb, 16], added to c when `accumulate`. `cols`
+// (< 16 on the last panel) bounds what is stored.
+template <int Rows>
+[[gnu::always_inline]] inline void tile(int64_t kb, const float* a, int64_t lda, const float* panel, bool accumulate,
+                                        float* c, int64_t ldc, int64_t cols) {
+  V8 acc[Rows][2] = {};
+  for (int64_t p = 0; p < kb; ++p) {
+    const V8 b0 = load8(panel + p * kPanel), b1 = load8(panel + p * kPanel + 8);
+    // Unrolled, so the accumulators live in registers, not in an array on the stack.
+#pragma GCC unroll 6
+    for (int r = 0; r < Rows; ++r) {
+      const float x = a[r * lda + p];
+      acc[r][0] += x * b0;
+      acc[r][1] += x * b1;
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < Rows; ++r) {
+    float* out = c + r * ldc;
+    if (cols == kPanel) {
+      V8 lo = acc[r][0], hi = acc[r][1];
+      if (accumulate) lo += load8(out), hi += load8(out + 8);
+      store8(out, lo);
+      store8(out + 8, hi);
+    } else {
+      float staged[kPanel];
+      store8(staged, acc[r][0]);
+      store8(staged + 8, acc[r][1]);
+      for (int64_t j = 0; j < cols; ++j) out[j] = staged[j] + (accumulate ? out[j] : 0.f);
+    }
+  }
+}
+
+template <int Rows>
+[[gnu::always_inline]] inline void tiles(int64_t m, int64_t kb, const float* a, int64_t lda, const float* panel,
+                                         bool accumulate, float* c, int64_t ldc, int64_t cols) {
+  int64_t i = 0;
+  for (; i + Rows <= m; i += Rows) tile<Rows>(kb, a + i * lda, lda, panel, accumulate, c + i * ldc, ldc, cols);
+  const float* ar = a + i * lda;
+  float* cr = c + i * ldc;
+  switch (m - i) {
+    case 5: tile<5>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
+    case 4: tile<4>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
+    case 3: tile<3>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
+    case 2: tile<2>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
+    case 1: tile<1>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
+    default: break;
+  }
+}
+
+// Panels [p0, p1) of the result, all rows.
+MAXC_SIMD_CLONES void panels(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed,
+                             float* c, int64_t ldc, int64_t p0, int64_t p1) {
+  // One row tile reuses nothing across panels: walk each panel whole, one contiguous stream.
+  const int64_t block = m <= kTileRows ? k : kBlockK;
+  for (int64_t k0 = 0; k0 < k; k0 += block) {
+    const int64_t kb = std::min(block, k - k0);
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t j0 = p * kPanel;
+      tiles<kTileRows>(m, kb, a + k0, lda, packed + p * k * kPanel + k0 * kPanel, k0 > 0, c + j0, ldc,
+                       std::min(kPanel, n - j0));
+    }
+  }
+}
+
+MAXC_SIMD_CLONES void epilogue_row(float* row, int64_t n, const float* bias, const MatmulEpilogue& e) {
+  if (e.has_bias) {
+    if (e.bias_len == 1) {
+      const float b = bias[0];
+      for (int64_t j = 0; j < n; ++j) row[j] += b;
+    } else {
+      for (int64_t j = 0; j < n; ++j) row[j] += bias[j];
+    }
+  }
+  switch (e.activation) {
+    case Activation::kNone: break;
+    case Activation::kRelu:
+      for (int64_t j = 0; j < n; ++j) row[j] = row[j] > 0.f ? row[j] : 0.f;
+      break;
+    case Activation::kGelu:
+      for (int64_t j = 0; j < n; ++j) row[j] = vm::gelu_erf_f(row[j]);
+      break;
+    case Activation::kGeluTanh:
+      for (int64_t j = 0; j < n; ++j) row[j] = vm::gelu_tanh_f(row[j]);
+      break;
+    case Activation::kSigmoid:
+      for (int64_t j = 0; j < n; ++j) row[j] = vm::sigmoid_f(row[j]);
+      break;
+    case Activation::kTanh:
+      for (int64_t j = 0; j < n; ++j) row[j] = vm::tanh_f(row[j]);
+      break;
+    case Activation::kSilu:
+      for (int64_t j = 0; j < n; ++j) row[j] = row[j] * vm::sigmoid_f(row[j]);
+      break;
+  }
+}
+
+}  // namespace
+
+uint64_t PackedGemm::packed_bytes(int64_t k, int64_t n) {
+  return sizeof(float) * static_cast<uint64_t>((n + kPanel - 1) / kPanel) * kPanel * static_cast<uint64_t>(k);
+}
+
+void PackedGemm::pack(const float* b, int64_t k, int64_t n, int64_t stride_k, int64_t stride_n, float* packed) {
+  const int64_t num_panels = (n + kPanel - 1) / kPanel;
+  parallel_for(num_panels, k * kPanel, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      float* dst = packed + p * k * kPanel;
+      const int64_t j0 = p * kPanel, cols = std::min(kPanel, n - j0);
+      for (int64_t q = 0; q < k; ++q, dst += kPanel) {
+        for (int64_t j = 0; j < cols; ++j) dst[j] = b[q * stride_k + (j0 + j) * stride_n];
+        for (int64_t j = cols; j < kPanel; ++j) dst[j] = 0.f;
+      }
+    }
+  });
+}
+
+void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, float* c,
+                 int64_t ldc, const float* bias, const MatmulEpilogue& e) {
+  if (m <= 0 || n <= 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.f);
+  } else {
+    const int64_t num_panels = (n + kPanel - 1) / kPanel;
+    parallel_for(num_panels, 2 * m * k * kPanel, [&](int64_t begin, int64_t end) {
+      panels(m, n, k, a, lda, packed_b, c, ldc, begin, end);
+    });
+  }
+  if (e.has_bias || e.activation != Activation::kNone)
+    parallel_for(m, n * 8, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) epilogue_row(c + i * ldc, n, bias, e);
+    });
+}
+
+}  // namespace maxc::cpu

@@ -1,0 +1,21 @@
+// The operator table: op_type -> import function, filled once by each family.
+#include "onnx/node_context.h"
+
+namespace maxc::onnx {
+
+const ImportTable& import_table() {
+  static const ImportTable table = [] {
+    ImportTable t;
+    register_elementwise_importers(t);
+    register_math_importers(t);
+    register_nn_importers(t);
+    register_reduce_importers(t);
+    register_shape_importers(t);
+    register_indexing_importers(t);
+    register_constant_importers(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace maxc::onnx

@@ -1,0 +1,37 @@
+// ONNX -> Graph. Imports a model's main graph (opset 13 or newer of the default domain) into
+// our op set, with the initializers as named weights whose data comes back beside the graph.
+//
+//   graph inputs      -> add_input; dim_param becomes a symbol, an unnamed dim a fresh one
+//   initializers      -> add_weight (when used as tensors), data in `weights`
+//   shape operands    -> read at import time (a Reshape's shape, Slice's starts, axes, ...)
+//   each node         -> one or a few of our ops (ops_*.cc, looked up by op_type)
+//
+// Errors: UNIMPLEMENTED naming the node and operator (or the opset, or the attribute value)
+// for what our op set cannot express; DATA_LOSS for a malformed file (with the byte offset);
+// INVALID_ARGUMENT for a model ONNX itself forbids.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "driver/tensor_list.h"
+#include "graph/graph.h"
+
+namespace maxc::onnx {
+
+// The oldest default-domain opset we import: older ones differ in ways we do not map (axes
+// as attributes of Squeeze/Unsqueeze/ReduceSum, Softmax's 2-D coercion, ...).
+constexpr int64_t kMinOpset = 13;
+
+struct ImportedModel {
+  Graph graph;
+  NamedTensors weights;  // the initializers the graph declares as weights
+};
+
+// Reads the file; external data resolves relative to its directory.
+ImportedModel import_onnx_file(const std::string& path);
+// A model image in memory; `base_dir` is where external data resolves ("" refuses it).
+ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir);
+
+}  // namespace maxc::onnx

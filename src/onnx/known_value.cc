@@ -1,0 +1,145 @@
+#include "onnx/known_value.h"
+
+#include <cstring>
+
+#include "base/error.h"
+#include "driver/device.h"
+
+namespace maxc::onnx {
+namespace {
+
+template <typename T>
+void read_all(const uint8_t* p, int64_t n, std::vector<double>* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, p + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    out->push_back(static_cast<double>(v));
+  }
+}
+
+template <typename T>
+void write_all(uint8_t* p, const std::vector<double>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    T v = static_cast<T>(values[i]);
+    std::memcpy(p + i * sizeof(T), &v, sizeof(T));
+  }
+}
+
+// Reads element i of an integer or bool tensor.
+int64_t int_at(const Tensor& t, int64_t i) {
+  const uint8_t* p = t.data() + i * dtype_size_in_bytes(t.dtype());
+  auto load = [p]<typename T>(T) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return static_cast<int64_t>(v);
+  };
+  switch (t.dtype()) {
+    case DType::kBool: return *p != 0;
+    case DType::kUInt8: return load(uint8_t{});
+    case DType::kInt8: return load(int8_t{});
+    case DType::kUInt16: return load(uint16_t{});
+    case DType::kInt16: return load(int16_t{});
+    case DType::kUInt32: return load(uint32_t{});
+    case DType::kInt32: return load(int32_t{});
+    case DType::kUInt64: return load(uint64_t{});
+    case DType::kInt64: return load(int64_t{});
+    default: fail(Code::kInternal, "onnx: int_at on ", dtype_name(t.dtype()));
+  }
+}
+
+}  // namespace
+
+int64_t KnownValue::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::optional<std::vector<int64_t>> KnownValue::static_ints() const {
+  if (!ints) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Dim& d : *ints) {
+    if (!d.is_static()) return std::nullopt;
+    out.push_back(d.static_value());
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> KnownValue::doubles() const {
+  if (!data) return std::nullopt;
+  std::vector<double> out;
+  int64_t n = data->num_elements();
+  const uint8_t* p = data->data();
+  switch (dtype) {
+    case DType::kFloat32: read_all<float>(p, n, &out); break;
+    case DType::kFloat64: read_all<double>(p, n, &out); break;
+    default:
+      if (!dtype_is_integral(dtype) && dtype != DType::kBool) return std::nullopt;
+      for (int64_t i = 0; i < n; ++i) out.push_back(static_cast<double>(int_at(*data, i)));
+  }
+  return out;
+}
+
+KnownValue KnownValue::from_tensor(Ref<Tensor> t) {
+  KnownValue k;
+  k.dtype = t->dtype();
+  k.shape = t->dims();
+  if ((dtype_is_integral(k.dtype) || k.dtype == DType::kBool) && t->num_elements() <= kMaxKnownInts) {
+    std::vector<Dim> v;
+    v.reserve(static_cast<size_t>(t->num_elements()));
+    for (int64_t i = 0; i < t->num_elements(); ++i) v.emplace_back(int_at(*t, i));
+    k.ints = std::move(v);
+  }
+  k.data = std::move(t);
+  return k;
+}
+
+KnownValue KnownValue::from_dims(DType dtype, std::vector<int64_t> shape, std::vector<Dim> values) {
+  KnownValue k;
+  k.dtype = dtype;
+  k.shape = std::move(shape);
+  bool all_static = true;
+  for (const Dim& d : values) all_static = all_static && d.is_static();
+  if (all_static) {
+    auto t = Tensor::create(Device::cpu(), dtype, k.shape, /*zero=*/false);
+    int32_t width = dtype_size_in_bytes(dtype);
+    for (size_t i = 0; i < values.size(); ++i) {
+      int64_t v = values[i].static_value();
+      if (dtype == DType::kBool) v = v != 0;
+      std::memcpy(t->data() + i * static_cast<size_t>(width), &v, static_cast<size_t>(width));  // little-endian
+    }
+    k.data = std::move(t);
+  }
+  k.ints = std::move(values);
+  return k;
+}
+
+KnownValue KnownValue::from_doubles(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
+  auto t = Tensor::create(Device::cpu(), dtype, std::move(shape), /*zero=*/false);
+  uint8_t* p = t->data();
+  switch (dtype) {
+    case DType::kFloat32: write_all<float>(p, values); break;
+    case DType::kFloat64: write_all<double>(p, values); break;
+    case DType::kBool:
+      for (size_t i = 0; i < values.size(); ++i) p[i] = values[i] != 0;
+      break;
+    case DType::kUInt8: write_all<uint8_t>(p, values); break;
+    case DType::kInt8: write_all<int8_t>(p, values); break;
+    case DType::kUInt16: write_all<uint16_t>(p, values); break;
+    case DType::kInt16: write_all<int16_t>(p, values); break;
+    case DType::kUInt32: write_all<uint32_t>(p, values); break;
+    case DType::kInt32: write_all<int32_t>(p, values); break;
+    case DType::kUInt64: write_all<uint64_t>(p, values); break;
+    case DType::kInt64: write_all<int64_t>(p, values); break;
+    default: fail(Code::kUnimplemented, "onnx: cannot make a ", dtype_name(dtype), " constant at import time");
+  }
+  return from_tensor(std::move(t));
+}
+
+Constant KnownValue::to_constant() const {
+  if (!data) fail(Code::kInternal, "onnx: to_constant on a value with symbolic elements");
+  std::vector<Dim> dims(shape.begin(), shape.end());
+  return Constant::copy_of(TensorType{dtype, dims, DeviceRef::cpu()}, {data->data(), data->byte_size()});
+}
+
+}  // namespace maxc::onnx

@@ -1,0 +1,117 @@
+// What an operator's import function sees: its node's inputs (as graph values, types and
+// known values), attributes with ONNX defaults, the opset, and helpers that add our ops.
+// Every failure names the node: UNIMPLEMENTED for what we cannot express, INVALID_ARGUMENT
+// for what ONNX itself forbids.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+#include "graph/graph.h"
+#include "onnx/known_value.h"
+#include "onnx/model_proto.h"
+
+namespace maxc::onnx {
+
+// One ONNX value as the importer tracks it. A graph value is made on first use: an
+// initializer then becomes a weight, a known value a constant.
+struct Operand {
+  std::optional<ValueId> value;
+  TensorType type;
+  std::shared_ptr<const KnownValue> known;
+  bool is_initializer = false;
+  std::string missing;  // set for an output we did not produce: why
+};
+
+class ValueTable;
+
+class NodeContext {
+ public:
+  NodeContext(const NodeProto& node, size_t index, int64_t opset, ValueTable& values, Graph& graph);
+
+  const NodeProto& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+  Graph& graph() { return graph_; }
+
+  // ---- inputs (an empty name is an omitted optional input) ----
+  size_t num_inputs() const { return node_.inputs.size(); }
+  bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+  ValueId input(size_t i);                  // INVALID_ARGUMENT when missing
+  const TensorType& type(size_t i);
+  int64_t rank(size_t i) { return type(i).rank(); }
+  DType dtype(size_t i) { return type(i).dtype; }
+  const KnownValue* known(size_t i);        // nullptr unless known at import time
+  // A known input's elements; UNIMPLEMENTED when not known. `what` names it ("shape").
+  std::vector<Dim> known_dims(size_t i, std::string_view what);
+  std::vector<int64_t> known_ints(size_t i, std::string_view what);
+  double known_scalar(size_t i, std::string_view what);
+
+  // ---- attributes ----
+  const AttributeProto* attr(std::string_view name) const { return node_.attr(name); }
+  int64_t attr_int(std::string_view name, int64_t def) const;
+  float attr_float(std::string_view name, float def) const;
+  std::string attr_string(std::string_view name, std::string def) const;
+  std::optional<std::vector<int64_t>> attr_ints(std::string_view name) const;
+  std::optional<std::vector<float>> attr_floats(std::string_view name) const;
+
+  // ---- outputs ----
+  size_t num_outputs() const { return node_.outputs.size(); }
+  bool wants_output(size_t i) const { return i < node_.outputs.size() && !node_.outputs[i].empty(); }
+  void set_output(size_t i, ValueId v);
+  void set_known_output(size_t i, KnownValue k);
+
+  // ---- building ----
+  ValueId op(std::string_view name, std::vector<ValueId> inputs, const Attrs& attrs = {});
+  std::vector<ValueId> ops(std::string_view name, std::vector<ValueId> inputs, const Attrs& attrs = {});
+  ValueId constant(const KnownValue& k);
+  ValueId scalar(DType dtype, double v);  // a rank-0 constant
+  ValueId cast(ValueId v, DType dtype);   // no op when already dtype
+  ValueId reshape(ValueId v, std::vector<Dim> dims);
+  const TensorType& type_of(ValueId v) const { return graph_.type(v); }
+
+  // Normalizes an ONNX axis (negative counts from the end) against `rank`.
+  int64_t axis(int64_t a, int64_t rank, std::string_view what = "axis") const;
+
+  std::string label() const;  // "node 3 'conv1' (Conv)"
+  template <typename... Parts>
+  [[noreturn]] void unsupported(const Parts&... parts) const {
+    fail(Code::kUnimplemented, "onnx: ", label(), ": ", parts...);
+  }
+  template <typename... Parts>
+  [[noreturn]] void invalid(const Parts&... parts) const {
+    fail(Code::kInvalidArgument, "onnx: ", label(), ": ", parts...);
+  }
+
+ private:
+  const std::string& input_name(size_t i) const;
+  const Operand& operand(size_t i);
+
+  const NodeProto& node_;
+  size_t index_;
+  int64_t opset_;
+  ValueTable& values_;
+  Graph& graph_;
+};
+
+using ImportFn = std::function<void(NodeContext&)>;
+using ImportTable = std::map<std::string, ImportFn, std::less<>>;
+
+// One registration function per family (ops_*.cc).
+void register_elementwise_importers(ImportTable& t);
+void register_math_importers(ImportTable& t);
+void register_nn_importers(ImportTable& t);
+void register_reduce_importers(ImportTable& t);
+void register_shape_importers(ImportTable& t);
+void register_indexing_importers(ImportTable& t);
+void register_constant_importers(ImportTable& t);
+
+const ImportTable& import_table();
+
+}  // namespace maxc::onnx

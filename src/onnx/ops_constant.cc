@@ -1,0 +1,133 @@
+// Operators that create tensors: Constant, ConstantOfShape, Range. Their results are known
+// values where the data is small and static (they fold into shape arithmetic and become
+// constants only when an op needs them as tensors).
+#include <cmath>
+
+#include "onnx/dtypes.h"
+#include "onnx/node_context.h"
+#include "onnx/tensor_data.h"
+
+namespace maxc::onnx {
+namespace {
+
+// Data bigger than this is made by broadcasting a scalar rather than stored in the graph.
+constexpr int64_t kMaxFilledConstant = 1 << 20;
+
+void import_constant(NodeContext& c) {
+  if (c.node().attributes.size() != 1) c.invalid("needs exactly one attribute, got ", c.node().attributes.size());
+  const AttributeProto& a = c.node().attributes[0];
+  const std::string what = c.label() + " attribute '" + a.name + "'";
+  if (a.name == "value") {
+    if (!a.t) c.invalid("attribute 'value' holds no tensor");
+    return c.set_known_output(0, KnownValue::from_tensor(tensor_from_proto(*a.t, what, "")));
+  }
+  auto n = [](size_t s) { return static_cast<int64_t>(s); };
+  if (a.name == "value_float") return c.set_known_output(0, KnownValue::from_doubles(DType::kFloat32, {}, {a.f}));
+  if (a.name == "value_floats") {
+    std::vector<double> v(a.floats.begin(), a.floats.end());
+    return c.set_known_output(0, KnownValue::from_doubles(DType::kFloat32, {n(v.size())}, v));
+  }
+  if (a.name == "value_int") return c.set_known_output(0, KnownValue::from_dims(DType::kInt64, {}, {Dim(a.i)}));
+  if (a.name == "value_ints") {
+    std::vector<Dim> v(a.ints.begin(), a.ints.end());
+    int64_t count = n(v.size());  // before v moves into the call
+    return c.set_known_output(0, KnownValue::from_dims(DType::kInt64, {count}, std::move(v)));
+  }
+  c.unsupported("attribute '", a.name, "' (string and sparse constants are not supported)");
+}
+
+// The fill value: attribute 'value' (a one-element tensor), float32 0 by default.
+KnownValue fill_value(NodeContext& c) {
+  const AttributeProto* a = c.attr("value");
+  if (!a) return KnownValue::from_doubles(DType::kFloat32, {}, {0.0});
+  if (!a->t) c.invalid("attribute 'value' holds no tensor");
+  KnownValue v = KnownValue::from_tensor(tensor_from_proto(*a->t, c.label() + " attribute 'value'", ""));
+  if (v.num_elements() != 1) c.invalid("attribute 'value' must hold one element");
+  v.shape = {};
+  v.data = v.data->view(v.dtype, &v.shape);
+  return v;
+}
+
+void import_constant_of_shape(NodeContext& c) {
+  std::vector<Dim> shape = c.known_dims(0, "input");
+  KnownValue value = fill_value(c);
+  bool all_static = true;
+  int64_t count = 1;
+  std::vector<int64_t> static_shape;
+  for (const Dim& d : shape) {
+    all_static = all_static && d.is_static();
+    if (d.is_static()) {
+      if (d.static_value() < 0) c.invalid("the shape has the negative dim ", d);
+      static_shape.push_back(d.static_value());
+      count *= d.static_value();
+    }
+  }
+  if (all_static && count <= kMaxFilledConstant) {
+    if (value.ints)
+      return c.set_known_output(0, KnownValue::from_dims(value.dtype, static_shape,
+                                                          std::vector<Dim>(static_cast<size_t>(count), (*value.ints)[0])));
+    if (auto v = value.doubles(); v && (value.dtype == DType::kFloat32 || value.dtype == DType::kFloat64))
+      return c.set_known_output(
+          0, KnownValue::from_doubles(value.dtype, static_shape, std::vector<double>(static_cast<size_t>(count), (*v)[0])));
+  }
+  ValueId scalar = c.constant(value);
+  c.set_output(0, c.op("broadcast_to", {scalar}, {{"shape", shape}}));
+}
+
+// Range(start, limit, delta): folded when all are known and small; with a symbolic limit,
+// our range op with the length as out_dim (position ids: Range(0, seq_len, 1)).
+void import_range(NodeContext& c) {
+  DType dt = c.dtype(0);
+  const KnownValue* ks = c.known(0);
+  const KnownValue* kl = c.known(1);
+  const KnownValue* kd = c.known(2);
+  if (ks && kl && kd && ks->is_static() && kl->is_static() && kd->is_static()) {
+    double start = c.known_scalar(0, "start"), limit = c.known_scalar(1, "limit"), delta = c.known_scalar(2, "delta");
+    if (delta == 0) c.invalid("delta is 0");
+    double n = std::max(std::ceil((limit - start) / delta), 0.0);
+    if (n <= kMaxFilledConstant) {
+      std::vector<double> v(static_cast<size_t>(n));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<double>(i) * delta;
+      int64_t len = static_cast<int64_t>(n);
+      if (dtype_is_integral(dt)) {
+        std::vector<Dim> dims;
+        for (double x : v) dims.emplace_back(static_cast<int64_t>(x));
+        return c.set_known_output(0, KnownValue::from_dims(dt, {len}, std::move(dims)));
+      }
+      return c.set_output(0, c.constant(KnownValue::from_doubles(dt, {len}, v)));
+    }
+  }
+  std::optional<Dim> length;
+  if (ks && kd && kl && kl->ints && ks->static_ints() && kd->static_ints() && ks->num_elements() == 1 &&
+      kd->num_elements() == 1) {
+    int64_t start = (*ks->static_ints())[0], delta = (*kd->static_ints())[0];
+    const Dim& limit = (*kl->ints)[0];
+    if (delta > 0) length = floordiv(limit - start + (delta - 1), delta);
+  }
+  if (!length) c.unsupported("the length of the range must be known when the model is imported");
+  c.set_output(0, c.op("range", {c.input(0), c.input(1), c.input(2)}, {{"out_dim", std::vector<Dim>{*length}}}));
+}
+
+// EyeLike: ones on the k-th diagonal of a static 2-D shape.
+void import_eye_like(NodeContext& c) {
+  const std::vector<Dim>& d = c.type(0).dims;
+  if (d.size() != 2 || !d[0].is_static() || !d[1].is_static()) c.unsupported("needs a static 2-D input");
+  int64_t rows = d[0].static_value(), cols = d[1].static_value(), k = c.attr_int("k", 0);
+  DType dt = c.attr("dtype") ? to_dtype(static_cast<int32_t>(c.attr_int("dtype", 1)), c.label() + " attribute 'dtype'")
+                             : c.dtype(0);
+  std::vector<double> v(static_cast<size_t>(rows * cols), 0.0);
+  for (int64_t i = 0; i < rows; ++i)
+    if (i + k >= 0 && i + k < cols) v[static_cast<size_t>(i * cols + i + k)] = 1.0;
+  c.set_output(0, c.constant(KnownValue::from_doubles(dt, {rows, cols}, v)));
+}
+
+}  // namespace
+
+void register_constant_importers(ImportTable& t) {
+  t["Constant"] = import_constant;
+  t["ConstantOfShape"] = import_constant_of_shape;
+  t["Range"] = import_range;
+  t["EyeLike"] = import_eye_like;
+}
+
+}  // namespace maxc::onnx

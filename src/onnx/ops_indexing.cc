@@ -1,0 +1,187 @@
+// Indexing operators: Gather, GatherND, Slice, ScatterElements, ScatterND, OneHot. Slice's
+// bounds become slice_tensor attributes (symbolic bounds included), with ONNX's clamping
+// applied here wherever the dim is static.
+#include <algorithm>
+#include <climits>
+
+#include "onnx/node_context.h"
+
+namespace maxc::onnx {
+namespace {
+
+constexpr int64_t kOpen = INT64_MAX;
+
+// ---- Gather ----
+
+// Gather on a known rank-1 integer tensor (a shape) with known indices stays known.
+bool fold_gather(NodeContext& c) {
+  const KnownValue* data = c.known(0);
+  const KnownValue* idx = c.known(1);
+  if (!data || !data->ints || data->shape.size() != 1 || !idx) return false;
+  auto indices = idx->static_ints();
+  if (!indices) return false;
+  int64_t n = data->shape[0];
+  std::vector<Dim> out;
+  for (int64_t i : *indices) {
+    if (i < -n || i >= n) c.invalid("index ", i, " is out of range for ", n, " elements");
+    out.push_back((*data->ints)[static_cast<size_t>(i < 0 ? i + n : i)]);
+  }
+  c.set_known_output(0, KnownValue::from_dims(data->dtype, idx->shape, std::move(out)));
+  return true;
+}
+
+void import_gather(NodeContext& c) {
+  c.axis(c.attr_int("axis", 0), c.rank(0));
+  if (c.attr_int("axis", 0) % std::max<int64_t>(c.rank(0), 1) == 0 && fold_gather(c)) return;
+  c.set_output(0, c.op("gather", {c.input(0), c.input(1)}, {{"axis", c.attr_int("axis", 0)}}));
+}
+
+void import_gather_nd(NodeContext& c) {
+  c.set_output(0, c.op("gather_nd", {c.input(0), c.input(1)}, {{"batch_dims", c.attr_int("batch_dims", 0)}}));
+}
+
+// ---- Slice ----
+
+struct Bounds {
+  Dim start, stop;
+};
+
+// ONNX clamps bounds into the dim; with a static dim we compute the clamped positions, with
+// a symbolic one we keep in-range forms (open ends for the saturating values).
+Bounds slice_bounds(const Dim& d, const Dim& start, const Dim& end, int64_t step) {
+  constexpr int64_t kHuge = INT64_MAX / 2;
+  if (d.is_static() && start.is_static() && end.is_static()) {
+    int64_t n = d.static_value(), s = start.static_value(), e = end.static_value();
+    if (s < 0) s = s < -n ? -1 : s + n;  // -1 marks "before the first" for the clamps below
+    if (e < 0) e = e < -n ? -1 : e + n;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, n);
+      e = std::clamp<int64_t>(e, 0, n);
+      return {s, std::max(e, s)};
+    }
+    s = std::clamp<int64_t>(s, -1, n - 1);
+    e = std::clamp<int64_t>(e, -1, n - 1);
+    if (s < 0) return {0, 0};  // nothing to take
+    return {s, e < 0 ? Dim(kOpen) : Dim(e)};
+  }
+  auto open_or = [&](const Dim& b, bool is_start) -> Dim {
+    if (!b.is_static()) return b;
+    int64_t v = b.static_value();
+    if (v >= kHuge) return is_start && step > 0 ? d : Dim(kOpen);  // a start past the end is empty
+    if (v <= -kHuge) return step > 0 ? Dim(0) : Dim(kOpen);
+    return b;
+  };
+  return {open_or(start, true), open_or(end, false)};
+}
+
+bool fold_slice(NodeContext& c, int64_t axis, const Bounds& b, int64_t step) {
+  const KnownValue* k = c.known(0);
+  if (!k || !k->ints || k->shape.size() != 1 || axis != 0) return false;
+  if (!b.start.is_static() || !b.stop.is_static()) return false;
+  int64_t n = k->shape[0], s = b.start.static_value(), e = b.stop.static_value();
+  std::vector<Dim> out;
+  if (step > 0) {
+    for (int64_t i = s; i < std::min(e, n); i += step) out.push_back((*k->ints)[static_cast<size_t>(i)]);
+  } else {
+    int64_t stop = e == kOpen ? -1 : e;
+    for (int64_t i = std::min(s, n - 1); i > stop && n > 0; i += step) out.push_back((*k->ints)[static_cast<size_t>(i)]);
+  }
+  int64_t m = static_cast<int64_t>(out.size());
+  c.set_known_output(0, KnownValue::from_dims(k->dtype, {m}, std::move(out)));
+  return true;
+}
+
+void import_slice(NodeContext& c) {
+  std::vector<Dim> starts = c.known_dims(1, "starts"), ends = c.known_dims(2, "ends");
+  int64_t r = c.rank(0);
+  std::vector<int64_t> axes;
+  if (c.has_input(3)) axes = c.known_ints(3, "axes");
+  else for (int64_t i = 0; i < static_cast<int64_t>(starts.size()); ++i) axes.push_back(i);
+  std::vector<int64_t> steps(axes.size(), 1);
+  if (c.has_input(4)) steps = c.known_ints(4, "steps");
+  if (starts.size() != axes.size() || ends.size() != axes.size() || steps.size() != axes.size())
+    c.invalid("starts, ends, axes and steps must have the same length");
+  const std::vector<Dim>& in = c.type(0).dims;
+  int64_t last = -1;
+  std::vector<Bounds> per_axis(static_cast<size_t>(r), Bounds{Dim(kOpen), Dim(kOpen)});
+  std::vector<int64_t> per_step(static_cast<size_t>(r), 1);
+  std::vector<bool> seen(static_cast<size_t>(r), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = c.axis(axes[i], r, "axes entry");
+    if (seen[static_cast<size_t>(a)]) c.invalid("axes names axis ", a, " twice");
+    seen[static_cast<size_t>(a)] = true;
+    if (steps[i] == 0) c.invalid("step 0 on axis ", a);
+    per_axis[static_cast<size_t>(a)] = slice_bounds(in[static_cast<size_t>(a)], starts[i], ends[i], steps[i]);
+    per_step[static_cast<size_t>(a)] = steps[i];
+    last = std::max(last, a);
+  }
+  if (axes.size() == 1 && fold_slice(c, c.axis(axes[0], r), per_axis[static_cast<size_t>(c.axis(axes[0], r))], steps[0]))
+    return;
+  std::vector<Dim> s, e;
+  std::vector<int64_t> st;
+  for (int64_t a = 0; a <= last; ++a) {
+    s.push_back(per_axis[static_cast<size_t>(a)].start);
+    e.push_back(per_axis[static_cast<size_t>(a)].stop);
+    st.push_back(per_step[static_cast<size_t>(a)]);
+  }
+  if (last < 0) return c.set_output(0, c.input(0));
+  c.set_output(0, c.op("slice_tensor", {c.input(0)}, {{"starts", s}, {"stops", e}, {"steps", st}}));
+}
+
+// ---- Scatter ----
+
+void check_no_reduction(NodeContext& c) {
+  std::string red = c.attr_string("reduction", "none");
+  if (red != "none") c.unsupported("reduction \"", red, "\" (only \"none\")");
+}
+
+void import_scatter_elements(NodeContext& c) {
+  check_no_reduction(c);
+  c.set_output(0, c.op("scatter", {c.input(0), c.input(2), c.input(1)}, {{"axis", c.attr_int("axis", 0)}}));
+}
+
+void import_scatter_nd(NodeContext& c) {
+  check_no_reduction(c);
+  c.set_output(0, c.op("scatter_nd", {c.input(0), c.input(2), c.input(1)}));
+}
+
+// ---- OneHot: where(indices == range(depth), on, off) along `axis` ----
+
+void import_one_hot(NodeContext& c) {
+  int64_t depth = static_cast<int64_t>(c.known_scalar(1, "depth"));
+  if (depth < 1) c.invalid("depth is ", depth);
+  int64_t r = c.rank(0) + 1;
+  int64_t axis = c.axis(c.attr_int("axis", -1), r);
+  ValueId idx = c.cast(c.input(0), DType::kInt64);
+  // Negative indices count from the end of the depth.
+  ValueId zero = c.scalar(DType::kInt64, 0), d = c.scalar(DType::kInt64, static_cast<double>(depth));
+  idx = c.op("where", {c.op("less", {idx, zero}), c.op("add", {idx, d}), idx});
+  std::vector<Dim> idx_dims = c.type(0).dims;
+  idx_dims.insert(idx_dims.begin() + axis, Dim(1));
+  idx = c.reshape(idx, idx_dims);
+  std::vector<double> seq(static_cast<size_t>(depth));
+  for (int64_t i = 0; i < depth; ++i) seq[static_cast<size_t>(i)] = static_cast<double>(i);
+  std::vector<int64_t> range_shape(static_cast<size_t>(r), 1);
+  range_shape[static_cast<size_t>(axis)] = depth;
+  ValueId range = c.constant(KnownValue::from_doubles(DType::kInt64, range_shape, seq));
+  ValueId hit = c.op("equal", {idx, range});
+  ValueId values = c.input(2);
+  ValueId off = c.op("slice_tensor", {values}, {{"starts", std::vector<Dim>{0}}, {"stops", std::vector<Dim>{1}},
+                                                {"squeeze_axes", std::vector<int64_t>{0}}});
+  ValueId on = c.op("slice_tensor", {values}, {{"starts", std::vector<Dim>{1}}, {"stops", std::vector<Dim>{2}},
+                                               {"squeeze_axes", std::vector<int64_t>{0}}});
+  c.set_output(0, c.op("where", {hit, on, off}));
+}
+
+}  // namespace
+
+void register_indexing_importers(ImportTable& t) {
+  t["Gather"] = import_gather;
+  t["GatherND"] = import_gather_nd;
+  t["Slice"] = import_slice;
+  t["ScatterElements"] = import_scatter_elements;
+  t["ScatterND"] = import_scatter_nd;
+  t["OneHot"] = import_one_hot;
+}
+
+}  // namespace maxc::onnx

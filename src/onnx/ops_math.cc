@@ -1,0 +1,80 @@
+// Linear algebra and ordering: MatMul, Gemm, CumSum, TopK, Trilu.
+#include "onnx/node_context.h"
+
+namespace maxc::onnx {
+namespace {
+
+void import_matmul(NodeContext& c) { c.set_output(0, c.op("matmul", {c.input(0), c.input(1)})); }
+
+ValueId transposed(NodeContext& c, ValueId v, bool t) {
+  if (!t) return v;
+  return c.op("transpose", {v}, {{"axis_1", int64_t{0}}, {"axis_2", int64_t{1}}});
+}
+
+// Y = alpha * A' @ B' + beta * C, with C broadcast (unidirectionally) to the result.
+void import_gemm(NodeContext& c) {
+  if (c.rank(0) != 2 || c.rank(1) != 2) c.invalid("A and B must be matrices");
+  ValueId a = transposed(c, c.input(0), c.attr_int("transA", 0) != 0);
+  ValueId b = transposed(c, c.input(1), c.attr_int("transB", 0) != 0);
+  DType dt = c.type_of(a).dtype;
+  double alpha = c.attr_float("alpha", 1.f), beta = c.attr_float("beta", 1.f);
+  ValueId y = c.op("matmul", {a, b});
+  if (alpha != 1) y = c.op("mul", {y, c.scalar(dt, alpha)});
+  if (c.has_input(2) && beta != 0) {
+    ValueId bias = c.input(2);
+    if (beta != 1) bias = c.op("mul", {bias, c.scalar(dt, beta)});
+    y = c.op("add", {y, bias});
+  }
+  c.set_output(0, y);
+}
+
+void import_cumsum(NodeContext& c) {
+  int64_t axis = c.axis(static_cast<int64_t>(c.known_scalar(1, "axis")), c.rank(0));
+  c.set_output(0, c.op("cumsum", {c.input(0)},
+                       {{"axis", axis},
+                        {"exclusive", c.attr_int("exclusive", 0) != 0},
+                        {"reverse", c.attr_int("reverse", 0) != 0}}));
+}
+
+// TopK: our top_k gives the largest, sorted; the smallest are the largest of -x.
+void import_top_k(NodeContext& c) {
+  int64_t k = static_cast<int64_t>(c.known_scalar(1, "K"));
+  int64_t axis = c.axis(c.attr_int("axis", -1), c.rank(0));
+  bool largest = c.attr_int("largest", 1) != 0;
+  ValueId x = c.input(0);
+  if (!largest) {
+    if (dtype_is_unsigned_integral(c.type_of(x).dtype)) c.unsupported("largest = 0 on unsigned integers");
+    x = c.op("negate", {x});
+  }
+  std::vector<ValueId> out = c.ops("top_k", {x}, {{"k", k}, {"axis", axis}});
+  c.set_output(0, largest ? out[0] : c.op("negate", {out[0]}));
+  c.set_output(1, out[1]);
+}
+
+// Trilu keeps j - i >= k (upper) or j - i <= k (lower); band_part keeps
+// (i - j <= num_lower) && (j - i <= num_upper), or the complement with exclude.
+void import_trilu(NodeContext& c) {
+  int64_t k = c.has_input(1) ? static_cast<int64_t>(c.known_scalar(1, "k")) : 0;
+  bool upper = c.attr_int("upper", 1) != 0;
+  Attrs attrs;
+  if (upper) {
+    if (k <= 0) attrs.set("num_lower", -k);
+    else attrs = Attrs{{"num_upper", k - 1}, {"exclude", true}};
+  } else {
+    if (k >= 0) attrs.set("num_upper", k);
+    else attrs = Attrs{{"num_lower", -k - 1}, {"exclude", true}};
+  }
+  c.set_output(0, c.op("band_part", {c.input(0)}, attrs));
+}
+
+}  // namespace
+
+void register_math_importers(ImportTable& t) {
+  t["MatMul"] = import_matmul;
+  t["Gemm"] = import_gemm;
+  t["CumSum"] = import_cumsum;
+  t["TopK"] = import_top_k;
+  t["Trilu"] = import_trilu;
+}
+
+}  // namespace maxc::onnx

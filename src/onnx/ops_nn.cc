@@ -1,0 +1,336 @@
+// Neural-network operators: Conv, pooling, normalizations, Softmax. ONNX is NCHW; our conv2d
+// takes NCHW with an FCRS filter directly, while our pools are NHWC, so pools are wrapped in
+// two permutes. 1-D convolutions and pools run as 2-D ones over a unit height.
+#include <cmath>
+#include <limits>
+
+#include "onnx/node_context.h"
+
+namespace maxc::onnx {
+namespace {
+
+// ---- spatial attributes shared by Conv and the pools ----
+
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations;
+  std::vector<int64_t> pads;  // [h_begin, w_begin, h_end, w_end] as ONNX orders them
+};
+
+// auto_pad SAME_* needs the static spatial dims: out = ceil(in / stride).
+void same_pads(NodeContext& c, Window& w, const std::vector<Dim>& spatial, bool upper) {
+  size_t n = w.kernel.size();
+  w.pads.assign(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (!spatial[i].is_static()) c.unsupported("auto_pad SAME needs static spatial dims");
+    int64_t in = spatial[i].static_value();
+    int64_t out = (in + w.strides[i] - 1) / w.strides[i];
+    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - in);
+    int64_t small = total / 2, big = total - small;
+    w.pads[i] = upper ? small : big;
+    w.pads[i + n] = upper ? big : small;
+  }
+}
+
+Window window(NodeContext& c, std::vector<int64_t> kernel, const std::vector<Dim>& spatial) {
+  size_t n = kernel.size();
+  Window w;
+  w.kernel = std::move(kernel);
+  w.strides = c.attr_ints("strides").value_or(std::vector<int64_t>(n, 1));
+  w.dilations = c.attr_ints("dilations").value_or(std::vector<int64_t>(n, 1));
+  w.pads = c.attr_ints("pads").value_or(std::vector<int64_t>(2 * n, 0));
+  if (w.strides.size() != n || w.dilations.size() != n || w.pads.size() != 2 * n)
+    c.invalid("strides, dilations and pads must match the ", n, " spatial dims");
+  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "VALID") w.pads.assign(2 * n, 0);
+  else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") same_pads(c, w, spatial, auto_pad == "SAME_UPPER");
+  else if (auto_pad != "NOTSET") c.invalid("auto_pad \"", auto_pad, "\"");
+  return w;
+}
+
+// A 1-D window as a 2-D one over a unit height.
+void widen_to_2d(Window& w) {
+  w.kernel.insert(w.kernel.begin(), 1);
+  w.strides.insert(w.strides.begin(), 1);
+  w.dilations.insert(w.dilations.begin(), 1);
+  w.pads = {0, w.pads[0], 0, w.pads[1]};
+}
+
+std::vector<Dim> spatial_of(const TensorType& t) { return {t.dims.begin() + 2, t.dims.end()}; }
+
+ValueId insert_unit_height(NodeContext& c, ValueId x) {
+  std::vector<Dim> d = c.type_of(x).dims;
+  d.insert(d.begin() + 2, Dim(1));
+  return c.reshape(x, d);
+}
+
+ValueId drop_unit_height(NodeContext& c, ValueId y) {
+  std::vector<Dim> d = c.type_of(y).dims;
+  d.erase(d.begin() + 2);
+  return c.reshape(y, d);
+}
+
+// ---- Conv ----
+
+void import_conv(NodeContext& c) {
+  int64_t r = c.rank(0);
+  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D convolutions (input rank 3 or 4), got rank ", r);
+  const std::vector<Dim>& wd = c.type(1).dims;
+  std::vector<int64_t> kernel;
+  for (size_t i = 2; i < wd.size(); ++i) {
+    if (!wd[i].is_static()) c.unsupported("the kernel dims must be static");
+    kernel.push_back(wd[i].static_value());
+  }
+  if (auto k = c.attr_ints("kernel_shape"); k && *k != kernel) c.invalid("kernel_shape disagrees with the weight");
+  Window w = window(c, kernel, spatial_of(c.type(0)));
+  ValueId x = c.input(0), f = c.input(1);
+  if (r == 3) {
+    widen_to_2d(w);
+    x = insert_unit_height(c, x);
+    f = insert_unit_height(c, f);
+  }
+  std::vector<ValueId> ins = {x, f};
+  if (c.has_input(2)) ins.push_back(c.input(2));
+  Attrs attrs{{"stride", w.strides},
+              {"dilation", w.dilations},
+              {"padding", std::vector<int64_t>{w.pads[0], w.pads[2], w.pads[1], w.pads[3]}},
+              {"groups", c.attr_int("group", 1)},
+              {"input_layout", std::string("NCHW")},
+              {"filter_layout", std::string("FCRS")}};
+  ValueId y = c.op("conv2d", ins, attrs);
+  c.set_output(0, r == 3 ? drop_unit_height(c, y) : y);
+}
+
+// ---- MaxPool, AveragePool, global pools ----
+
+ValueId to_nhwc(NodeContext& c, ValueId x) { return c.op("permute", {x}, {{"dims", std::vector<int64_t>{0, 2, 3, 1}}}); }
+ValueId to_nchw(NodeContext& c, ValueId x) { return c.op("permute", {x}, {{"dims", std::vector<int64_t>{0, 3, 1, 2}}}); }
+
+// ONNX's ceil mode drops a last window that would start in the end padding; ours does not.
+// The right count lies between floor and ceil, so ceil_mode is kept only where it still adds
+// a window after that rule (static dims; symbolic ones keep plain ceil).
+bool ceil_adds_windows(NodeContext& c, ValueId x, const Window& w) {
+  const std::vector<Dim>& d = c.type_of(x).dims;
+  for (size_t i = 0; i < 2; ++i) {
+    if (!d[2 + i].is_static()) return true;
+    int64_t in = d[2 + i].static_value(), pads = w.pads[i] + w.pads[i + 2];
+    int64_t span = in + pads - ((w.kernel[i] - 1) * w.dilations[i] + 1);
+    int64_t floor_out = span / w.strides[i] + 1, ceil_out = (span + w.strides[i] - 1) / w.strides[i] + 1;
+    if ((ceil_out - 1) * w.strides[i] >= in + w.pads[i]) --ceil_out;
+    if (ceil_out > floor_out) return true;
+  }
+  return false;
+}
+
+void import_pool(NodeContext& c, bool is_max) {
+  int64_t r = c.rank(0);
+  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D pooling (input rank 3 or 4), got rank ", r);
+  if (is_max && c.wants_output(1)) c.unsupported("the Indices output is not supported");
+  auto kernel = c.attr_ints("kernel_shape");
+  if (!kernel) c.invalid("attribute 'kernel_shape' is required");
+  Window w = window(c, *kernel, spatial_of(c.type(0)));
+  ValueId x = c.input(0);
+  if (r == 3) {
+    widen_to_2d(w);
+    x = insert_unit_height(c, x);
+  }
+  bool ceil_mode = c.attr_int("ceil_mode", 0) != 0 && ceil_adds_windows(c, x, w);
+  bool count_pad = c.attr_int("count_include_pad", 0) != 0;
+  // Our pools pad both sides equally; uneven pads are added explicitly first.
+  bool even = w.pads[0] == w.pads[2] && w.pads[1] == w.pads[3];
+  std::vector<int64_t> padding = {w.pads[0], w.pads[1]};
+  if (!even) {
+    if (!is_max && !count_pad) c.unsupported("uneven pads with count_include_pad = 0");
+    double fill = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+    std::vector<int64_t> p = {0, 0, 0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3]};
+    x = c.op("pad", {x}, {{"paddings", p}, {"value", fill}});
+    padding = {0, 0};
+  }
+  Attrs attrs{{"kernel_size", w.kernel}, {"stride", w.strides}, {"dilation", w.dilations},
+              {"padding", padding},      {"ceil_mode", ceil_mode}};
+  if (!is_max) attrs.set("count_boundary", count_pad);
+  ValueId y = to_nchw(c, c.op(is_max ? "max_pool2d" : "avg_pool2d", {to_nhwc(c, x)}, attrs));
+  c.set_output(0, r == 3 ? drop_unit_height(c, y) : y);
+}
+
+void import_global_pool(NodeContext& c, const char* op) {
+  ValueId x = c.input(0);
+  for (int64_t a = 2; a < c.rank(0); ++a) x = c.op(op, {x}, {{"axis", a}});
+  c.set_output(0, x);
+}
+
+// ---- normalizations ----
+
+// A per-channel vector [C] shaped to broadcast against an N, C, ... input of rank r.
+ValueId per_channel(NodeContext& c, ValueId v, int64_t r) {
+  std::vector<Dim> d = c.type_of(v).dims;
+  for (int64_t i = 2; i < r; ++i) d.push_back(1);
+  return c.reshape(v, d);
+}
+
+void import_batch_norm(NodeContext& c) {
+  if (c.attr_int("training_mode", 0) != 0) c.unsupported("training_mode = 1");
+  if (c.wants_output(1) || c.wants_output(2)) c.unsupported("the running mean/variance outputs (training)");
+  int64_t r = c.rank(0);
+  ValueId x = c.input(0);
+  DType dt = c.type_of(x).dtype;
+  auto param = [&](size_t i) { return per_channel(c, c.cast(c.input(i), dt), r); };
+  ValueId scale = param(1), bias = param(2), mean = param(3), var = param(4);
+  ValueId eps = c.scalar(dt, c.attr_float("epsilon", 1e-5f));
+  ValueId inv = c.op("rsqrt", {c.op("add", {var, eps})});
+  ValueId a = c.op("mul", {scale, inv});
+  ValueId b = c.op("sub", {bias, c.op("mul", {mean, a})});
+  c.set_output(0, c.op("add", {c.op("mul", {x, a}), b}));
+}
+
+// (x - mean) / sqrt(var + eps) over `axes`, with the mean and variance kept for broadcasting.
+ValueId normalize(NodeContext& c, ValueId x, const std::vector<int64_t>& axes, double eps) {
+  auto mean_over = [&](ValueId v) {
+    for (int64_t a : axes) v = c.op("mean", {v}, {{"axis", a}});
+    return v;
+  };
+  ValueId centered = c.op("sub", {x, mean_over(x)});
+  ValueId var = mean_over(c.op("mul", {centered, centered}));
+  ValueId e = c.scalar(c.type_of(x).dtype, eps);
+  return c.op("mul", {centered, c.op("rsqrt", {c.op("add", {var, e})})});
+}
+
+void import_instance_norm(NodeContext& c) {
+  int64_t r = c.rank(0);
+  std::vector<int64_t> axes;
+  for (int64_t a = 2; a < r; ++a) axes.push_back(a);
+  ValueId y = normalize(c, c.input(0), axes, c.attr_float("epsilon", 1e-5f));
+  y = c.op("mul", {y, per_channel(c, c.input(1), r)});
+  c.set_output(0, c.op("add", {y, per_channel(c, c.input(2), r)}));
+}
+
+void import_mvn(NodeContext& c) {
+  std::vector<int64_t> axes = c.attr_ints("axes").value_or(std::vector<int64_t>{0, 2, 3});
+  for (int64_t& a : axes) a = c.axis(a, c.rank(0));
+  c.set_output(0, normalize(c, c.input(0), axes, 1e-9));
+}
+
+// LayerNormalization over the axes from `axis` on: our layer_norm normalizes the last axis,
+// so trailing axes are merged into one first (and Scale/B with them).
+// With the Mean and InvStdDev outputs asked for, the normalization is composed from
+// reductions so they can be returned (kept dims, as ONNX gives them).
+void import_layer_norm_with_stats(NodeContext& c, int64_t axis, double eps) {
+  ValueId x = c.input(0);
+  DType dt = c.type_of(x).dtype;
+  ValueId mean = x;
+  for (int64_t a = axis; a < c.rank(0); ++a) mean = c.op("mean", {mean}, {{"axis", a}});
+  ValueId centered = c.op("sub", {x, mean});
+  ValueId var = c.op("mul", {centered, centered});
+  for (int64_t a = axis; a < c.rank(0); ++a) var = c.op("mean", {var}, {{"axis", a}});
+  ValueId inv = c.op("rsqrt", {c.op("add", {var, c.scalar(dt, eps)})});
+  ValueId y = c.op("mul", {c.op("mul", {centered, inv}), c.cast(c.input(1), dt)});
+  if (c.has_input(2)) y = c.op("add", {y, c.cast(c.input(2), dt)});
+  c.set_output(0, y);
+  c.set_output(1, mean);
+  c.set_output(2, inv);
+}
+
+void import_layer_norm(NodeContext& c) {
+  if (c.wants_output(1) || c.wants_output(2))
+    return import_layer_norm_with_stats(c, c.axis(c.attr_int("axis", -1), c.rank(0)), c.attr_float("epsilon", 1e-5f));
+  const std::vector<Dim>& in = c.type(0).dims;
+  int64_t r = static_cast<int64_t>(in.size());
+  int64_t axis = c.axis(c.attr_int("axis", -1), r);
+  double eps = c.attr_float("epsilon", 1e-5f);
+  ValueId x = c.input(0);
+  DType dt = c.type_of(x).dtype;
+  std::vector<Dim> merged(in.begin(), in.begin() + axis);
+  Dim inner = dims_product({in.begin() + axis, in.end()});
+  merged.push_back(inner);
+  auto param = [&](ValueId v) {
+    v = c.cast(v, dt);
+    const std::vector<Dim>& pd = c.type_of(v).dims;
+    std::vector<Dim> trailing(in.begin() + axis, in.end());
+    if (pd.size() > trailing.size() ||
+        !std::equal(pd.begin(), pd.end(), trailing.end() - static_cast<std::ptrdiff_t>(pd.size())))
+      v = c.op("broadcast_to", {v}, {{"shape", trailing}});
+    return c.reshape(v, {inner});
+  };
+  ValueId gamma = param(c.input(1));
+  ValueId beta;
+  if (c.has_input(2)) {
+    beta = param(c.input(2));
+  } else {
+    ValueId zero = c.scalar(dt, 0);
+    beta = c.op("broadcast_to", {zero}, {{"shape", std::vector<Dim>{inner}}});
+  }
+  ValueId y = c.op("layer_norm", {c.reshape(x, merged), gamma, beta}, {{"epsilon", eps}});
+  c.set_output(0, c.reshape(y, in));
+}
+
+// RMSNormalization (opset 23) over the axes from `axis` on, merged into one like LayerNorm.
+void import_rms_norm(NodeContext& c) {
+  const std::vector<Dim>& in = c.type(0).dims;
+  int64_t r = static_cast<int64_t>(in.size());
+  int64_t axis = c.axis(c.attr_int("axis", -1), r);
+  ValueId x = c.input(0);
+  DType dt = c.type_of(x).dtype;
+  std::vector<Dim> trailing(in.begin() + axis, in.end());
+  std::vector<Dim> merged(in.begin(), in.begin() + axis);
+  Dim inner = dims_product(trailing);
+  merged.push_back(inner);
+  ValueId scale = c.cast(c.input(1), dt);
+  if (c.type_of(scale).dims != trailing) scale = c.op("broadcast_to", {scale}, {{"shape", trailing}});
+  ValueId y = c.op("rms_norm", {c.reshape(x, merged), c.reshape(scale, {inner})},
+                   {{"epsilon", static_cast<double>(c.attr_float("epsilon", 1e-5f))}});
+  c.set_output(0, c.reshape(y, in));
+}
+
+// Hardmax: 1 where the (first) maximum along the axis is, else 0.
+void import_hardmax(NodeContext& c) {
+  int64_t r = c.rank(0);
+  int64_t axis = c.axis(c.attr_int("axis", -1), r);
+  const Dim& d = c.type(0).dims[static_cast<size_t>(axis)];
+  if (!d.is_static()) c.unsupported("needs a static dim along the axis");
+  ValueId x = c.input(0);
+  ValueId idx = c.op("argmax", {x}, {{"axis", axis}});
+  std::vector<int64_t> shape(static_cast<size_t>(r), 1);
+  shape[static_cast<size_t>(axis)] = d.static_value();
+  std::vector<double> seq(static_cast<size_t>(d.static_value()));
+  for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<double>(i);
+  ValueId range = c.constant(KnownValue::from_doubles(DType::kInt64, shape, seq));
+  c.set_output(0, c.cast(c.op("equal", {idx, range}), c.type_of(x).dtype));
+}
+
+void import_lp_norm(NodeContext& c) {
+  ValueId x = c.input(0);
+  int64_t axis = c.axis(c.attr_int("axis", -1), c.rank(0));
+  int64_t p = c.attr_int("p", 2);
+  ValueId norm;
+  if (p == 1) norm = c.op("sum", {c.op("abs", {x})}, {{"axis", axis}});
+  else if (p == 2) norm = c.op("sqrt", {c.op("sum", {c.op("mul", {x, x})}, {{"axis", axis}})});
+  else c.invalid("p must be 1 or 2, got ", p);
+  ValueId zero = c.scalar(c.type_of(x).dtype, 0);
+  ValueId is_zero = c.op("equal", {norm, zero});
+  ValueId safe = c.op("where", {is_zero, c.scalar(c.type_of(x).dtype, 1), norm});
+  c.set_output(0, c.op("where", {is_zero, zero, c.op("div", {x, safe})}));  // 0 / 0 is 0 here
+}
+
+void import_softmax(NodeContext& c, const char* op) {
+  c.set_output(0, c.op(op, {c.input(0)}, {{"axis", c.attr_int("axis", -1)}}));
+}
+
+}  // namespace
+
+void register_nn_importers(ImportTable& t) {
+  t["Conv"] = import_conv;
+  t["MaxPool"] = [](NodeContext& c) { import_pool(c, true); };
+  t["AveragePool"] = [](NodeContext& c) { import_pool(c, false); };
+  t["GlobalAveragePool"] = [](NodeContext& c) { import_global_pool(c, "mean"); };
+  t["GlobalMaxPool"] = [](NodeContext& c) { import_global_pool(c, "max"); };
+  t["BatchNormalization"] = import_batch_norm;
+  t["InstanceNormalization"] = import_instance_norm;
+  t["MeanVarianceNormalization"] = import_mvn;
+  t["LayerNormalization"] = import_layer_norm;
+  t["LpNormalization"] = import_lp_norm;
+  t["RMSNormalization"] = import_rms_norm;
+  t["Hardmax"] = import_hardmax;
+  t["Softmax"] = [](NodeContext& c) { import_softmax(c, "softmax"); };
+  t["LogSoftmax"] = [](NodeContext& c) { import_softmax(c, "logsoftmax"); };
+}
+
+}  // namespace maxc::onnx

@@ -1,0 +1,132 @@
+// Reductions. Ours reduce one axis and keep it (size 1); an ONNX reduction over several
+// axes is a chain of them, then a reshape when keepdims is 0. The L1/L2/LogSum/... family
+// wraps sum/max in elementwise ops. Axes are an input from opset 18 (ReduceSum: 13).
+#include <algorithm>
+#include <numeric>
+
+#include "onnx/node_context.h"
+
+namespace maxc::onnx {
+namespace {
+
+enum class Kind { kSum, kMean, kMax, kMin, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
+
+struct Axes {
+  std::vector<int64_t> axes;  // normalized, sorted
+  bool noop = false;
+};
+
+Axes reduce_axes(NodeContext& c, bool axes_is_input) {
+  int64_t r = c.rank(0);
+  std::vector<int64_t> raw;
+  if (axes_is_input) {
+    if (c.has_input(1)) raw = c.known_ints(1, "axes");
+  } else if (auto a = c.attr_ints("axes")) {
+    raw = *a;
+  }
+  Axes out;
+  if (raw.empty()) {
+    if (c.attr_int("noop_with_empty_axes", 0) != 0) out.noop = true;
+    else for (int64_t i = 0; i < r; ++i) out.axes.push_back(i);
+    return out;
+  }
+  for (int64_t a : raw) out.axes.push_back(c.axis(a, r, "axes entry"));
+  std::sort(out.axes.begin(), out.axes.end());
+  out.axes.erase(std::unique(out.axes.begin(), out.axes.end()), out.axes.end());
+  return out;
+}
+
+ValueId chain(NodeContext& c, const char* op, ValueId x, const std::vector<int64_t>& axes) {
+  for (int64_t a : axes) x = c.op(op, {x}, {{"axis", a}});
+  return x;
+}
+
+// Drops the reduced axes when keepdims is 0.
+ValueId finish(NodeContext& c, ValueId y, const std::vector<int64_t>& axes, bool keep) {
+  if (keep) return y;
+  std::vector<Dim> dims;
+  const std::vector<Dim>& in = c.type_of(y).dims;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(i))) dims.push_back(in[i]);
+  return c.reshape(y, dims);
+}
+
+void import_reduce(NodeContext& c, Kind kind, int64_t axes_input_since) {
+  Axes ax = reduce_axes(c, c.opset() >= axes_input_since);
+  ValueId x = c.input(0);
+  bool keep = c.attr_int("keepdims", 1) != 0;
+  if (ax.noop || c.rank(0) == 0) {
+    // Nothing is reduced, but the elementwise part still applies.
+    switch (kind) {
+      case Kind::kL1: case Kind::kL2: x = c.op("abs", {x}); break;
+      case Kind::kSumSquare: x = c.op("mul", {x, x}); break;
+      case Kind::kLogSum: case Kind::kLogSumExp: x = kind == Kind::kLogSum ? c.op("log", {x}) : x; break;
+      default: break;
+    }
+    return c.set_output(0, x);
+  }
+  const auto& axes = ax.axes;
+  ValueId y = x;
+  switch (kind) {
+    case Kind::kSum: y = chain(c, "sum", x, axes); break;
+    case Kind::kMean: y = chain(c, "mean", x, axes); break;
+    case Kind::kMax: y = chain(c, "max", x, axes); break;
+    case Kind::kMin: y = chain(c, "min", x, axes); break;
+    case Kind::kL1: y = chain(c, "sum", c.op("abs", {x}), axes); break;
+    case Kind::kL2: y = c.op("sqrt", {chain(c, "sum", c.op("mul", {x, x}), axes)}); break;
+    case Kind::kSumSquare: y = chain(c, "sum", c.op("mul", {x, x}), axes); break;
+    case Kind::kLogSum: y = c.op("log", {chain(c, "sum", x, axes)}); break;
+    case Kind::kLogSumExp: {
+      ValueId m = chain(c, "max", x, axes);
+      // A row of -inf would give inf - inf; subtracting its max only where it is finite
+      // keeps log(sum(exp)) = -inf there.
+      ValueId zero = c.scalar(c.type_of(m).dtype, 0);
+      ValueId safe = c.op("where", {c.op("is_inf", {m}), zero, m});
+      ValueId s = chain(c, "sum", c.op("exp", {c.op("sub", {x, safe})}), axes);
+      y = c.op("add", {c.op("log", {s}), safe});
+      break;
+    }
+  }
+  c.set_output(0, finish(c, y, axes, keep));
+}
+
+// ArgMax/ArgMin: select_last_index reverses the axis and maps the index back.
+void import_arg(NodeContext& c, const char* op) {
+  int64_t r = c.rank(0);
+  int64_t axis = c.axis(c.attr_int("axis", 0), r);
+  bool keep = c.attr_int("keepdims", 1) != 0;
+  ValueId x = c.input(0);
+  bool last = c.attr_int("select_last_index", 0) != 0;
+  if (last) {
+    std::vector<Dim> starts(static_cast<size_t>(axis + 1), Dim(INT64_MAX)), stops = starts;
+    std::vector<int64_t> steps(static_cast<size_t>(axis + 1), 1);
+    steps.back() = -1;
+    x = c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}, {"steps", steps}});
+  }
+  ValueId y = c.op(op, {x}, {{"axis", axis}});
+  if (last) {
+    const Dim& d = c.type(0).dims[static_cast<size_t>(axis)];
+    if (!d.is_static()) c.unsupported("select_last_index needs a static dim along the axis");
+    y = c.op("sub", {c.scalar(DType::kInt64, static_cast<double>(d.static_value() - 1)), y});
+  }
+  c.set_output(0, finish(c, y, {axis}, keep));
+}
+
+}  // namespace
+
+void register_reduce_importers(ImportTable& t) {
+  struct Entry {
+    const char* name;
+    Kind kind;
+    int64_t axes_input_since;
+  };
+  for (Entry e : {Entry{"ReduceSum", Kind::kSum, 13}, {"ReduceMean", Kind::kMean, 18}, {"ReduceMax", Kind::kMax, 18},
+                  {"ReduceMin", Kind::kMin, 18}, {"ReduceL1", Kind::kL1, 18}, {"ReduceL2", Kind::kL2, 18},
+                  {"ReduceSumSquare", Kind::kSumSquare, 18}, {"ReduceLogSum", Kind::kLogSum, 18},
+                  {"ReduceLogSumExp", Kind::kLogSumExp, 18}})
+    t[e.name] = [e](NodeContext& c) { import_reduce(c, e.kind, e.axes_input_since); };
+  t["ArgMax"] = [](NodeContext& c) { import_arg(c, "argmax"); };
+  t["ArgMin"] = [](NodeContext& c) { import_arg(c, "argmin"); };
+}
+
+}  // namespace maxc::onnx

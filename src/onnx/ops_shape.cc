@@ -1,0 +1,320 @@
+// Shape and layout operators. Our shape ops take their shapes and axes as attributes, so
+// ONNX's shape operands must be known at import time; Shape itself yields a known value
+// (the input's Dims, symbols included), which is how dynamic-shape exports stay importable.
+// Small known integer tensors stay known through these ops (folded here).
+#include <algorithm>
+#include <numeric>
+
+#include "onnx/node_context.h"
+
+namespace maxc::onnx {
+namespace {
+
+constexpr int64_t kOpen = INT64_MAX;
+
+std::vector<Dim> dims_from(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
+// Re-labels a known input's elements with a new static shape (Reshape, Unsqueeze, ...).
+bool fold_relabel(NodeContext& c, const std::vector<Dim>& out_dims) {
+  const KnownValue* k = c.known(0);
+  if (!k || !k->ints) return false;
+  std::vector<int64_t> shape;
+  for (const Dim& d : out_dims) {
+    if (!d.is_static()) return false;
+    shape.push_back(d.static_value());
+  }
+  c.set_known_output(0, KnownValue::from_dims(k->dtype, shape, *k->ints));
+  return true;
+}
+
+void reshape_to(NodeContext& c, std::vector<Dim> dims) {
+  if (fold_relabel(c, dims)) return;
+  c.set_output(0, c.reshape(c.input(0), std::move(dims)));
+}
+
+// ---- Shape, Size ----
+
+void import_shape(NodeContext& c) {
+  const std::vector<Dim>& dims = c.type(0).dims;
+  int64_t r = static_cast<int64_t>(dims.size());
+  auto clamp = [r](int64_t v) { return std::clamp(v < 0 ? v + r : v, int64_t{0}, r); };
+  int64_t start = clamp(c.attr_int("start", 0)), end = clamp(c.attr_int("end", r));
+  std::vector<Dim> out;
+  for (int64_t i = start; i < end; ++i) out.push_back(dims[static_cast<size_t>(i)]);
+  int64_t n = static_cast<int64_t>(out.size());
+  c.set_known_output(0, KnownValue::from_dims(DType::kInt64, {n}, std::move(out)));
+}
+
+void import_size(NodeContext& c) {
+  c.set_known_output(0, KnownValue::from_dims(DType::kInt64, {}, {c.type(0).num_elements()}));
+}
+
+// ---- Reshape, Flatten, Squeeze, Unsqueeze ----
+
+// A static product when possible, else -1 is left for the op to infer.
+std::vector<Dim> reshape_dims(NodeContext& c) {
+  std::vector<Dim> shape = c.known_dims(1, "shape");
+  const std::vector<Dim>& in = c.type(0).dims;
+  bool allow_zero = c.attr_int("allowzero", 0) != 0;
+  std::optional<size_t> minus_one;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (!shape[i].is_static()) continue;
+    int64_t v = shape[i].static_value();
+    if (v == 0 && !allow_zero) {
+      if (i >= in.size()) c.invalid("shape entry ", i, " is 0 (copy) but the input has rank ", in.size());
+      shape[i] = in[i];
+    } else if (v == -1) {
+      if (minus_one) c.invalid("shape has more than one -1");
+      minus_one = i;
+    } else if (v < 0) {
+      c.invalid("shape entry ", i, " is ", v);
+    }
+  }
+  if (minus_one) {  // resolve it here when everything is static, so known values can fold
+    Dim known(1);
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (i != *minus_one) known = known * shape[i];
+    Dim total = dims_product(in);
+    if (known.is_static() && total.is_static() && known.static_value() != 0)
+      shape[*minus_one] = Dim(total.static_value() / known.static_value());
+  }
+  return shape;
+}
+
+void import_reshape(NodeContext& c) { reshape_to(c, reshape_dims(c)); }
+
+void import_flatten(NodeContext& c) {
+  const std::vector<Dim>& in = c.type(0).dims;
+  int64_t r = static_cast<int64_t>(in.size());
+  int64_t axis = c.attr_int("axis", 1);
+  if (axis < -r || axis > r) c.invalid("axis ", axis, " is out of range for rank ", r);
+  if (axis < 0) axis += r;
+  Dim outer = dims_product({in.begin(), in.begin() + axis}), inner = dims_product({in.begin() + axis, in.end()});
+  reshape_to(c, {outer, inner});
+}
+
+std::vector<int64_t> axes_operand(NodeContext& c, size_t input, const char* attr) {
+  if (c.opset() >= 13 && c.has_input(input)) return c.known_ints(input, "axes");
+  return c.attr_ints(attr).value_or(std::vector<int64_t>{});
+}
+
+void import_unsqueeze(NodeContext& c) {
+  std::vector<int64_t> axes = axes_operand(c, 1, "axes");
+  std::vector<Dim> in = c.type(0).dims;
+  int64_t out_rank = static_cast<int64_t>(in.size() + axes.size());
+  std::vector<bool> is_new(static_cast<size_t>(out_rank), false);
+  for (int64_t a : axes) {
+    int64_t n = c.axis(a, out_rank, "axes entry");
+    if (is_new[static_cast<size_t>(n)]) c.invalid("axes names axis ", n, " twice");
+    is_new[static_cast<size_t>(n)] = true;
+  }
+  std::vector<Dim> out;
+  size_t j = 0;
+  for (int64_t i = 0; i < out_rank; ++i) out.push_back(is_new[static_cast<size_t>(i)] ? Dim(1) : in[j++]);
+  reshape_to(c, std::move(out));
+}
+
+void import_squeeze(NodeContext& c) {
+  const std::vector<Dim>& in = c.type(0).dims;
+  int64_t r = static_cast<int64_t>(in.size());
+  std::vector<bool> drop(in.size(), false);
+  if (c.has_input(1) || c.attr("axes")) {
+    for (int64_t a : axes_operand(c, 1, "axes")) {
+      size_t n = static_cast<size_t>(c.axis(a, r, "axes entry"));
+      if (!(in[n] == Dim(1))) c.invalid("axis ", n, " has dim ", in[n], ", not 1");
+      drop[n] = true;
+    }
+  } else {
+    for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == Dim(1);
+  }
+  std::vector<Dim> out;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!drop[i]) out.push_back(in[i]);
+  reshape_to(c, std::move(out));
+}
+
+// ---- Transpose ----
+
+void import_transpose(NodeContext& c) {
+  int64_t r = c.rank(0);
+  std::vector<int64_t> perm(static_cast<size_t>(r));
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  if (auto p = c.attr_ints("perm")) perm = *p;
+  std::vector<int64_t> identity(static_cast<size_t>(r));
+  std::iota(identity.begin(), identity.end(), 0);
+  if (perm == identity) return c.set_output(0, c.input(0));
+  c.set_output(0, c.op("permute", {c.input(0)}, {{"dims", perm}}));
+}
+
+// ---- Concat, Split ----
+
+bool fold_concat(NodeContext& c) {
+  std::vector<Dim> out;
+  DType dtype = DType::kInvalid;
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    const KnownValue* k = c.known(i);
+    if (!k || !k->ints || k->shape.size() != 1) return false;
+    dtype = k->dtype;
+    out.insert(out.end(), k->ints->begin(), k->ints->end());
+  }
+  int64_t n = static_cast<int64_t>(out.size());
+  c.set_known_output(0, KnownValue::from_dims(dtype, {n}, std::move(out)));
+  return true;
+}
+
+void import_concat(NodeContext& c) {
+  if (c.num_inputs() == 0) c.invalid("needs at least one input");
+  if (!c.attr("axis")) c.invalid("attribute 'axis' is required");
+  if (fold_concat(c)) return;
+  std::vector<ValueId> ins;
+  for (size_t i = 0; i < c.num_inputs(); ++i) ins.push_back(c.input(i));
+  if (ins.size() == 1) return c.set_output(0, ins[0]);
+  c.set_output(0, c.op("concat", ins, {{"axis", c.attr_int("axis", 0)}}));
+}
+
+void import_split(NodeContext& c) {
+  const std::vector<Dim>& in = c.type(0).dims;
+  int64_t axis = c.axis(c.attr_int("axis", 0), static_cast<int64_t>(in.size()));
+  const Dim& d = in[static_cast<size_t>(axis)];
+  int64_t outputs = static_cast<int64_t>(c.num_outputs());
+  std::vector<Dim> sizes;
+  if (c.has_input(1)) {
+    for (int64_t s : c.known_ints(1, "split")) sizes.push_back(s);
+  } else if (auto s = c.attr_ints("split")) {
+    for (int64_t v : *s) sizes.push_back(v);
+  } else if (c.attr("num_outputs")) {
+    int64_t n = c.attr_int("num_outputs", 1);
+    if (!d.is_static()) c.unsupported("num_outputs needs a static dim along the axis, got ", d);
+    int64_t each = (d.static_value() + n - 1) / n;
+    for (int64_t i = 0, left = d.static_value(); i < n; ++i, left -= each) sizes.push_back(std::min(each, left));
+  } else {
+    std::vector<ValueId> parts = c.ops("chunk", {c.input(0)}, {{"chunks", outputs}, {"axis", axis}});
+    for (size_t i = 0; i < parts.size(); ++i) c.set_output(i, parts[i]);
+    return;
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs)
+    c.invalid("splits into ", sizes.size(), " parts but has ", outputs, " outputs");
+  std::vector<ValueId> parts = c.ops("split", {c.input(0)}, {{"split_sizes", sizes}, {"axis", axis}});
+  for (size_t i = 0; i < parts.size(); ++i) c.set_output(i, parts[i]);
+}
+
+// ---- Expand, Tile ----
+
+// ONNX Expand broadcasts both ways: the result is broadcast(input shape, shape).
+void import_expand(NodeContext& c) {
+  std::vector<Dim> target = c.known_dims(1, "shape");
+  std::vector<Dim> in = c.type(0).dims;
+  size_t n = std::max(in.size(), target.size());
+  std::vector<Dim> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    Dim a = i < n - in.size() ? Dim(1) : in[i - (n - in.size())];
+    Dim b = i < n - target.size() ? Dim(1) : target[i - (n - target.size())];
+    if (b == Dim(1) || a == b) out[i] = a;
+    else if (a == Dim(1)) out[i] = b;
+    else c.unsupported("cannot broadcast dim ", a, " of the input to ", b, " (axis ", i, ")");
+  }
+  if (out == in) return c.set_output(0, c.input(0));
+  c.set_output(0, c.op("broadcast_to", {c.input(0)}, {{"shape", out}}));
+}
+
+void import_tile(NodeContext& c) {
+  std::vector<Dim> repeats = c.known_dims(1, "repeats");
+  c.set_output(0, c.op("tile", {c.input(0)}, {{"repeats", repeats}}));
+}
+
+// ---- Pad ----
+
+void import_pad(NodeContext& c) {
+  std::string mode = c.attr_string("mode", "constant");
+  if (mode != "constant") c.unsupported("mode \"", mode, "\" (only \"constant\")");
+  int64_t r = c.rank(0);
+  std::vector<int64_t> pads = c.known_ints(1, "pads");
+  std::vector<int64_t> axes(static_cast<size_t>(r));
+  std::iota(axes.begin(), axes.end(), 0);
+  if (c.has_input(3)) axes = c.known_ints(3, "axes");
+  if (pads.size() != 2 * axes.size()) c.invalid("pads has ", pads.size(), " entries for ", axes.size(), " axes");
+  double value = c.has_input(2) ? c.known_scalar(2, "constant_value") : 0.0;
+  std::vector<int64_t> paddings(static_cast<size_t>(2 * r), 0);
+  std::vector<int64_t> cut(static_cast<size_t>(2 * r), 0);  // negative pads crop
+  for (size_t i = 0; i < axes.size(); ++i) {
+    size_t a = static_cast<size_t>(c.axis(axes[i], r, "axes entry"));
+    int64_t before = pads[i], after = pads[i + axes.size()];
+    paddings[2 * a] = std::max<int64_t>(before, 0);
+    paddings[2 * a + 1] = std::max<int64_t>(after, 0);
+    cut[2 * a] = std::max<int64_t>(-before, 0);
+    cut[2 * a + 1] = std::max<int64_t>(-after, 0);
+  }
+  ValueId x = c.input(0);
+  if (std::any_of(paddings.begin(), paddings.end(), [](int64_t p) { return p != 0; }))
+    x = c.op("pad", {x}, {{"paddings", paddings}, {"value", value}});
+  if (std::any_of(cut.begin(), cut.end(), [](int64_t p) { return p != 0; })) {
+    std::vector<Dim> starts, stops;
+    for (int64_t a = 0; a < r; ++a) {
+      const Dim& d = c.type_of(x).dims[static_cast<size_t>(a)];
+      starts.push_back(cut[2 * a]);
+      stops.push_back(d - cut[2 * a + 1]);
+    }
+    x = c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}});
+  }
+  c.set_output(0, x);
+}
+
+// ---- DepthToSpace, SpaceToDepth (NCHW, static dims) ----
+
+std::vector<int64_t> static_dims(NodeContext& c, size_t i) {
+  std::vector<int64_t> out;
+  for (const Dim& d : c.type(i).dims) {
+    if (!d.is_static()) c.unsupported("needs static dims, got ", dims_to_string(c.type(i).dims));
+    out.push_back(d.static_value());
+  }
+  return out;
+}
+
+void rearrange(NodeContext& c, std::vector<int64_t> split, std::vector<int64_t> perm, std::vector<int64_t> out) {
+  ValueId x = c.reshape(c.input(0), dims_from(split));
+  x = c.op("permute", {x}, {{"dims", perm}});
+  c.set_output(0, c.reshape(x, dims_from(out)));
+}
+
+void import_depth_to_space(NodeContext& c) {
+  if (c.rank(0) != 4) c.invalid("input must have rank 4");
+  auto d = static_dims(c, 0);
+  int64_t b = c.attr_int("blocksize", 0);
+  if (b < 1 || d[1] % (b * b)) c.invalid("blocksize ", b, " does not divide the ", d[1], " channels");
+  int64_t n = d[0], ch = d[1] / (b * b), h = d[2], w = d[3];
+  std::vector<int64_t> out = {n, ch, h * b, w * b};
+  if (c.attr_string("mode", "DCR") == "DCR") rearrange(c, {n, b, b, ch, h, w}, {0, 3, 4, 1, 5, 2}, out);
+  else rearrange(c, {n, ch, b, b, h, w}, {0, 1, 4, 2, 5, 3}, out);
+}
+
+void import_space_to_depth(NodeContext& c) {
+  if (c.rank(0) != 4) c.invalid("input must have rank 4");
+  auto d = static_dims(c, 0);
+  int64_t b = c.attr_int("blocksize", 0);
+  if (b < 1 || d[2] % b || d[3] % b) c.invalid("blocksize ", b, " does not divide the spatial dims");
+  int64_t n = d[0], ch = d[1], h = d[2] / b, w = d[3] / b;
+  std::vector<int64_t> perm = {0, 3, 5, 1, 2, 4};  // DCR: the block offsets lead the channels
+  if (c.attr_string("mode", "DCR") == "CRD") perm = {0, 1, 3, 5, 2, 4};
+  rearrange(c, {n, ch, h, b, w, b}, perm, {n, ch * b * b, h, w});
+}
+
+}  // namespace
+
+void register_shape_importers(ImportTable& t) {
+  t["Shape"] = import_shape;
+  t["Size"] = import_size;
+  t["Reshape"] = import_reshape;
+  t["Flatten"] = import_flatten;
+  t["Unsqueeze"] = import_unsqueeze;
+  t["Squeeze"] = import_squeeze;
+  t["Transpose"] = import_transpose;
+  t["Concat"] = import_concat;
+  t["Split"] = import_split;
+  t["Expand"] = import_expand;
+  t["Tile"] = import_tile;
+  t["Pad"] = import_pad;
+  t["DepthToSpace"] = import_depth_to_space;
+  t["SpaceToDepth"] = import_space_to_depth;
+}
+
+}  // namespace maxc::onnx

@@ -1,0 +1,127 @@
+// Where each element type lives in a TensorProto without raw_data (onnx.proto): float in
+// float_data; int64 in int64_data; double in double_data; uint32/uint64 in uint64_data; every
+// narrower type (bool, 8/16-bit integers, int32, and float16/bfloat16/float8 as bit patterns)
+// one per entry of int32_data.
+#include "onnx/tensor_data.h"
+
+#include <cstring>
+#include <optional>
+
+#include "base/error.h"
+#include "driver/device.h"
+#include "onnx/dtypes.h"
+#include "onnx/external_data.h"
+
+namespace maxc::onnx {
+namespace {
+
+void check_count(size_t have, int64_t want, const char* field, const std::string& what) {
+  if (have != static_cast<uint64_t>(want))
+    fail(Code::kDataLoss, "onnx: ", what, " has ", want, " elements by its dims but ", field, " holds ", have,
+         " values");
+}
+
+// Narrows each value to T (bit patterns for the float formats: the low bits are the value).
+template <typename T, typename Src>
+void store_as(const std::vector<Src>& src, uint8_t* dst) {
+  for (size_t i = 0; i < src.size(); ++i) {
+    T v = static_cast<T>(src[i]);
+    std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
+  }
+}
+
+void fill_from_int32_data(const TensorProto& tp, DType dtype, int64_t n, uint8_t* dst, const std::string& what) {
+  check_count(tp.int32_data.size(), n, "int32_data", what);
+  switch (dtype_size_in_bytes(dtype)) {
+    case 1:
+      if (dtype == DType::kBool) {
+        for (size_t i = 0; i < tp.int32_data.size(); ++i) dst[i] = tp.int32_data[i] != 0;
+      } else {
+        store_as<uint8_t>(tp.int32_data, dst);
+      }
+      return;
+    case 2: store_as<uint16_t>(tp.int32_data, dst); return;
+    case 4: store_as<int32_t>(tp.int32_data, dst); return;
+  }
+  fail(Code::kInternal, "onnx: ", what, ": no int32_data layout for ", dtype_name(dtype));
+}
+
+void fill_typed(const TensorProto& tp, DType dtype, int64_t n, uint8_t* dst, const std::string& what) {
+  switch (dtype) {
+    case DType::kFloat32:
+      check_count(tp.float_data.size(), n, "float_data", what);
+      store_as<float>(tp.float_data, dst);
+      return;
+    case DType::kFloat64:
+      check_count(tp.double_data.size(), n, "double_data", what);
+      store_as<double>(tp.double_data, dst);
+      return;
+    case DType::kInt64:
+      check_count(tp.int64_data.size(), n, "int64_data", what);
+      store_as<int64_t>(tp.int64_data, dst);
+      return;
+    case DType::kUInt32:
+      check_count(tp.uint64_data.size(), n, "uint64_data", what);
+      store_as<uint32_t>(tp.uint64_data, dst);
+      return;
+    case DType::kUInt64:
+      check_count(tp.uint64_data.size(), n, "uint64_data", what);
+      store_as<uint64_t>(tp.uint64_data, dst);
+      return;
+    case DType::kFloat4E2M1Fn:
+      fail(Code::kUnimplemented, "onnx: ", what, ": FLOAT4E2M1 data must be in raw_data");
+    default: fill_from_int32_data(tp, dtype, n, dst, what);
+  }
+}
+
+// The number of values in the field that holds `dtype` when there is no raw_data.
+size_t typed_count(const TensorProto& tp, DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return tp.float_data.size();
+    case DType::kFloat64: return tp.double_data.size();
+    case DType::kInt64: return tp.int64_data.size();
+    case DType::kUInt32:
+    case DType::kUInt64: return tp.uint64_data.size();
+    default: return tp.int32_data.size();
+  }
+}
+
+}  // namespace
+
+Ref<Tensor> tensor_from_proto(const TensorProto& tp, const std::string& what, const std::string& base_dir) {
+  if (tp.string_data_count > 0 || tp.data_type == static_cast<int32_t>(DataType::kString))
+    fail(Code::kUnimplemented, "onnx: ", what, " holds strings, which max_c does not support");
+  if (tp.has_segment) fail(Code::kUnimplemented, "onnx: ", what, " is segmented, which max_c does not support");
+  DType dtype = to_dtype(tp.data_type, what);
+  for (int64_t d : tp.dims)
+    if (d < 0) fail(Code::kInvalidArgument, "onnx: ", what, " has the negative dim ", d);
+  int64_t n;
+  try {
+    n = checked_num_elements(dtype, tp.dims);
+  } catch (const Error& e) {
+    fail(Code::kInvalidArgument, "onnx: ", what, ": ", e.what());
+  }
+  uint64_t bytes = dtype_bytes_for(dtype, static_cast<uint64_t>(n));
+  // Every source is checked against `bytes` before the tensor is allocated, so dims that
+  // promise more data than the file has cannot make us allocate it.
+  std::optional<ExternalRange> external;
+  if (tp.data_location == 1) {
+    external = locate_external_data(tp, bytes, what, base_dir);
+  } else if (tp.data_location != 0) {
+    fail(Code::kInvalidArgument, "onnx: ", what, " has the unknown data_location ", tp.data_location);
+  } else if (tp.has_raw_data) {
+    if (tp.raw_data.size() != bytes)
+      fail(Code::kDataLoss, "onnx: ", what, " needs ", bytes, " bytes of ", dtype_name(dtype), " for dims ",
+           dims_to_string(tp.dims), " but raw_data holds ", tp.raw_data.size());
+  } else if (n > 0 && typed_count(tp, dtype) != static_cast<uint64_t>(n)) {
+    fail(Code::kDataLoss, "onnx: ", what, " has ", n, " elements by its dims but its typed data field holds ",
+         typed_count(tp, dtype), " values");
+  }
+  Ref<Tensor> t = Tensor::create(Device::cpu(), dtype, tp.dims, /*zero=*/false);
+  if (external) read_external_data(*external, t->data(), what);
+  else if (tp.has_raw_data && bytes) std::memcpy(t->data(), tp.raw_data.data(), bytes);
+  else if (!tp.has_raw_data) fill_typed(tp, dtype, n, t->data(), what);
+  return t;
+}
+
+}  // namespace maxc::onnx

@@ -1,0 +1,96 @@
+#include "weights/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/error.h"
+
+namespace maxc {
+namespace {
+
+Code code_for_open_errno(int err) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return Code::kNotFound;
+    case EACCES:
+    case EPERM:
+      return Code::kPermissionDenied;
+    case EISDIR:
+      return Code::kInvalidArgument;
+    default:
+      return Code::kUnavailable;
+  }
+}
+
+// Closes the descriptor on every path out of open(), including the throwing ones.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+}  // namespace
+
+MappedFile::MappedFile(std::string path, const uint8_t* data, uint64_t size, bool mapped,
+                       std::vector<uint8_t> owned)
+    : path_(std::move(path)), data_(data), size_(size), mapped_(mapped), owned_(std::move(owned)) {}
+
+MappedFile::~MappedFile() {
+  if (mapped_) ::munmap(const_cast<uint8_t*>(data_), static_cast<size_t>(size_));
+}
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before we can refuse it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    int err = errno;
+    fail(code_for_open_errno(err), "cannot open weights file '", path, "': ", std::strerror(err));
+  }
+  FdCloser closer{fd};
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    fail(Code::kUnavailable, "cannot stat weights file '", path, "': ", std::strerror(err));
+  }
+  if (S_ISDIR(st.st_mode))
+    fail(Code::kInvalidArgument, "weights file '", path, "' is a directory: ", std::strerror(EISDIR));
+  if (!S_ISREG(st.st_mode))
+    fail(Code::kInvalidArgument, "weights file '", path, "' is not a regular file");
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size == 0)
+    return std::shared_ptr<const MappedFile>(new MappedFile(path, nullptr, 0, false, {}));
+  void* map = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) {
+    int err = errno;
+    fail(Code::kUnavailable, "cannot map weights file '", path, "': ", std::strerror(err));
+  }
+  try {
+    return std::shared_ptr<const MappedFile>(
+        new MappedFile(path, static_cast<const uint8_t*>(map), size, true, {}));
+  } catch (...) {
+    ::munmap(map, static_cast<size_t>(size));
+    throw;
+  }
+}
+
+std::shared_ptr<const MappedFile> MappedFile::from_bytes(std::string path, std::vector<uint8_t> bytes) {
+  const uint8_t* data = bytes.empty() ? nullptr : bytes.data();
+  const uint64_t size = bytes.size();
+  // Moving a vector keeps its buffer, so `data` stays valid inside the object.
+  return std::shared_ptr<const MappedFile>(
+      new MappedFile(std::move(path), data, size, false, std::move(bytes)));
+}
+
+bool MappedFile::contains(const void* p, uint64_t n) const {
+  if (size_ == 0) return n == 0 && p == data_;
+  const auto begin = reinterpret_cast<uintptr_t>(data_);
+  const auto q = reinterpret_cast<uintptr_t>(p);
+  return q >= begin && q - begin <= size_ && n <= size_ - (q - begin);
+}
+
+}  // namespace maxc

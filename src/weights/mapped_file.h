@@ -1,0 +1,53 @@
+// The bytes of one weights file, mapped read-only for as long as any tensor view or parsed
+// entry refers to them. Shared through std::shared_ptr<const MappedFile>: a zero-copy weight
+// tensor keeps the mapping alive by holding one of those pointers in its release function.
+//
+// Thread-safety: immutable after construction; any number of threads may read it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace maxc {
+
+class MappedFile {
+ public:
+  // Maps the whole file read-only. Errors name the path and the system's reason:
+  //   NOT_FOUND          no such file (or a path component is not a directory);
+  //   PERMISSION_DENIED  the file may not be read;
+  //   INVALID_ARGUMENT   a directory or anything else that is not a regular file;
+  //   UNAVAILABLE        any other I/O failure (stat, mmap).
+  // An empty file maps fine: size() is 0 and data() is null.
+  // As with any mapping, truncating the file while it is mapped makes later reads fault.
+  static std::shared_ptr<const MappedFile> open(const std::string& path);
+
+  // The same interface over bytes in memory (a buffer the caller hands over, or a test's
+  // image of a file). `path` only labels error messages.
+  static std::shared_ptr<const MappedFile> from_bytes(std::string path, std::vector<uint8_t> bytes);
+
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  const std::string& path() const { return path_; }
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  std::span<const uint8_t> bytes() const { return {data_, static_cast<size_t>(size_)}; }
+  // Whether [p, p + n) lies inside the file's bytes.
+  bool contains(const void* p, uint64_t n) const;
+
+ private:
+  MappedFile(std::string path, const uint8_t* data, uint64_t size, bool mapped,
+             std::vector<uint8_t> owned);
+
+  std::string path_;
+  const uint8_t* data_;
+  uint64_t size_;
+  bool mapped_;                 // data_ is an mmap to unmap, not owned_'s buffer
+  std::vector<uint8_t> owned_;  // the bytes of from_bytes()
+};
+
+}  // namespace maxc

@@ -1,0 +1,278 @@
+// End-to-end: small ONNX models built in the test, imported, compiled and run by the engine,
+// against straightforward C++ references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "onnx_test_util.h"
+#include "proto_writer.h"
+
+namespace maxc::onnx::testing {
+namespace {
+
+std::vector<float> iota_floats(size_t n, float scale = 0.1f, float offset = -0.5f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = offset + scale * static_cast<float>(i % 17) - 0.03f * static_cast<float>(i % 5);
+  return v;
+}
+
+// ---- MLP: Gemm + Relu + Gemm(transB, alpha, beta) ----
+
+TEST(OnnxImport, MlpWithGemmAndRelu) {
+  std::vector<float> w1 = iota_floats(4 * 5), b1 = iota_floats(5, 0.2f), w2 = iota_floats(3 * 5, 0.05f),
+                     b2 = {0.1f, -0.2f, 0.3f};
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {std::string("batch"), int64_t{4}})};
+  g.outputs = {value_info("y", kFloat, {std::string("batch"), int64_t{3}})};
+  g.initializers = {tensor_f32("w1", {4, 5}, w1), tensor_f32("b1", {5}, b1), tensor_f32("w2", {3, 5}, w2),
+                    tensor_f32("b2", {3}, b2)};
+  g.nodes = {node("Gemm", {"x", "w1", "b1"}, {"h"}, {}, "fc1"), node("Relu", {"h"}, {"r"}),
+             node("Gemm", {"r", "w2", "b2"}, {"y"}, {attr_int("transB", 1), attr_float("alpha", 0.5f), attr_float("beta", 2.f)})};
+  std::string bytes = model(g);
+  ImportedModel m = import_string(bytes);
+  EXPECT_EQ(m.weights.size(), 4u);
+  auto runner = compile_imported(std::move(m));
+  for (int64_t batch : {1, 3}) {
+    std::vector<float> x = iota_floats(static_cast<size_t>(batch * 4), 0.3f, -1.f);
+    auto out = runner->execute({{f32_tensor({batch, 4}, x)}});
+    std::vector<float> want;
+    for (int64_t n = 0; n < batch; ++n) {
+      float h[5];
+      for (int j = 0; j < 5; ++j) {
+        float s = b1[j];
+        for (int k = 0; k < 4; ++k) s += x[n * 4 + k] * w1[k * 5 + j];
+        h[j] = std::max(s, 0.f);
+      }
+      for (int j = 0; j < 3; ++j) {
+        float s = 0;
+        for (int k = 0; k < 5; ++k) s += h[k] * w2[j * 5 + k];
+        want.push_back(0.5f * s + 2.f * b2[j]);
+      }
+    }
+    expect_near(floats_of(out[0]), want);
+  }
+}
+
+// ---- attention: q k^T / sqrt(d) -> softmax -> v, then LayerNormalization ----
+
+TEST(OnnxImport, AttentionBlock) {
+  const int S = 3, D = 4;
+  std::vector<float> wq = iota_floats(D * D, 0.1f), wk = iota_floats(D * D, 0.07f, -0.3f),
+                     wv = iota_floats(D * D, 0.05f, 0.2f), gamma = {1.f, 0.5f, 2.f, 1.5f}, beta = {0.f, 0.1f, -0.1f, 0.2f};
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{1}, std::string("seq"), int64_t{D}})};
+  g.outputs = {value_info("y", kFloat, {int64_t{1}, std::string("seq"), int64_t{D}})};
+  g.initializers = {tensor_f32("wq", {D, D}, wq), tensor_f32("wk", {D, D}, wk), tensor_f32("wv", {D, D}, wv),
+                    tensor_f32("scale", {}, {2.f}), tensor_f32("gamma", {D}, gamma), tensor_f32("beta", {D}, beta)};
+  g.nodes = {node("MatMul", {"x", "wq"}, {"q"}),
+             node("MatMul", {"x", "wk"}, {"k"}),
+             node("MatMul", {"x", "wv"}, {"v"}),
+             node("Transpose", {"k"}, {"kt"}, {attr_ints("perm", {0, 2, 1})}),
+             node("MatMul", {"q", "kt"}, {"s"}),
+             node("Div", {"s", "scale"}, {"ss"}),
+             node("Softmax", {"ss"}, {"p"}, {attr_int("axis", -1)}),
+             node("MatMul", {"p", "v"}, {"a"}),
+             node("Add", {"a", "x"}, {"res"}),
+             node("LayerNormalization", {"res", "gamma", "beta"}, {"y"}, {attr_float("epsilon", 1e-5f)})};
+  std::vector<float> x = iota_floats(S * D, 0.2f, -0.7f);
+  auto out = run_model(model(g), {f32_tensor({1, S, D}, x)});
+  auto mm = [](const std::vector<float>& a, const std::vector<float>& b, int n, int k, int m) {
+    std::vector<float> c(static_cast<size_t>(n * m), 0.f);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j)
+        for (int t = 0; t < k; ++t) c[i * m + j] += a[i * k + t] * b[t * m + j];
+    return c;
+  };
+  auto q = mm(x, wq, S, D, D), k = mm(x, wk, S, D, D), v = mm(x, wv, S, D, D);
+  std::vector<float> want;
+  for (int i = 0; i < S; ++i) {
+    std::vector<float> p(S);
+    float mx = -1e30f, sum = 0;
+    for (int j = 0; j < S; ++j) {
+      float s = 0;
+      for (int t = 0; t < D; ++t) s += q[i * D + t] * k[j * D + t];
+      p[j] = s / 2.f;
+      mx = std::max(mx, p[j]);
+    }
+    for (float& e : p) sum += (e = std::exp(e - mx));
+    std::vector<float> row(D);
+    for (int t = 0; t < D; ++t) {
+      float a = 0;
+      for (int j = 0; j < S; ++j) a += p[j] / sum * v[j * D + t];
+      row[t] = a + x[i * D + t];
+    }
+    float mean = 0, var = 0;
+    for (float r : row) mean += r / D;
+    for (float r : row) var += (r - mean) * (r - mean) / D;
+    for (int t = 0; t < D; ++t) want.push_back((row[t] - mean) / std::sqrt(var + 1e-5f) * gamma[t] + beta[t]);
+  }
+  expect_near(floats_of(out[0]), want, 1e-4f);
+}
+
+// ---- conv + batch norm + relu + max pool + global average pool ----
+
+TEST(OnnxImport, ConvBatchNormReluPool) {
+  const int C = 2, F = 3, H = 5, W = 5;
+  std::vector<float> w = iota_floats(F * C * 9, 0.05f, -0.4f), b = {0.1f, -0.1f, 0.2f};
+  std::vector<float> scale = {1.f, 2.f, 0.5f}, bias = {0.f, 0.1f, -0.2f}, mean = {0.1f, 0.f, -0.1f},
+                     var = {1.f, 0.5f, 2.f};
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{1}, int64_t{C}, int64_t{H}, int64_t{W}})};
+  g.outputs = {value_info("y", kFloat, {}), value_info("gap", kFloat, {})};
+  g.initializers = {tensor_f32("w", {F, C, 3, 3}, w), tensor_f32("b", {F}, b), tensor_f32("s", {F}, scale),
+                    tensor_f32("bb", {F}, bias), tensor_f32("m", {F}, mean), tensor_f32("v", {F}, var)};
+  g.nodes = {node("Conv", {"x", "w", "b"}, {"c"}, {attr_ints("kernel_shape", {3, 3}), attr_ints("pads", {1, 1, 1, 1})}),
+             node("BatchNormalization", {"c", "s", "bb", "m", "v"}, {"n"}, {attr_float("epsilon", 1e-5f)}),
+             node("Relu", {"n"}, {"r"}),
+             node("MaxPool", {"r"}, {"y"}, {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})}),
+             node("GlobalAveragePool", {"r"}, {"gap"})};
+  std::vector<float> x = iota_floats(C * H * W, 0.1f, -0.8f);
+  auto out = run_model(model(g), {f32_tensor({1, C, H, W}, x)});
+  std::vector<float> r(static_cast<size_t>(F * H * W));
+  for (int f = 0; f < F; ++f)
+    for (int i = 0; i < H; ++i)
+      for (int j = 0; j < W; ++j) {
+        float s = b[f];
+        for (int c = 0; c < C; ++c)
+          for (int di = 0; di < 3; ++di)
+            for (int dj = 0; dj < 3; ++dj) {
+              int ii = i + di - 1, jj = j + dj - 1;
+              if (ii < 0 || jj < 0 || ii >= H || jj >= W) continue;
+              s += x[(c * H + ii) * W + jj] * w[((f * C + c) * 3 + di) * 3 + dj];
+            }
+        float n = (s - mean[f]) / std::sqrt(var[f] + 1e-5f) * scale[f] + bias[f];
+        r[(f * H + i) * W + j] = std::max(n, 0.f);
+      }
+  std::vector<float> pooled, gap;
+  for (int f = 0; f < F; ++f) {
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        float m = -1e30f;
+        for (int di = 0; di < 2; ++di)
+          for (int dj = 0; dj < 2; ++dj) m = std::max(m, r[(f * H + 2 * i + di) * W + 2 * j + dj]);
+        pooled.push_back(m);
+      }
+    float s = 0;
+    for (int k = 0; k < H * W; ++k) s += r[f * H * W + k];
+    gap.push_back(s / (H * W));
+  }
+  EXPECT_EQ(out[0]->dims(), (std::vector<int64_t>{1, F, 2, 2}));
+  expect_near(floats_of(out[0]), pooled);
+  EXPECT_EQ(out[1]->dims(), (std::vector<int64_t>{1, F, 1, 1}));
+  expect_near(floats_of(out[1]), gap);
+}
+
+// ---- dynamic shapes: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, Slice, Gather ----
+
+TEST(OnnxImport, ShapeArithmeticDrivesReshapeAndSlice) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {std::string("batch"), int64_t{6}})};
+  g.outputs = {value_info("y", kFloat, {}), value_info("z", kFloat, {}), value_info("t", kFloat, {})};
+  g.initializers = {tensor_i64("zero", {}, {0}), tensor_i64("tail", {2}, {2, 3}), tensor_i64("axes0", {1}, {0}),
+                    tensor_i64("starts", {1}, {1}), tensor_i64("ends", {1}, {INT64_MAX}),
+                    tensor_i64("axes", {1}, {2}), tensor_i64("idx", {2}, {2, -1})};
+  g.nodes = {node("Shape", {"x"}, {"shape"}),
+             node("Gather", {"shape", "zero"}, {"b"}, {attr_int("axis", 0)}),
+             node("Unsqueeze", {"b", "axes0"}, {"b1"}),
+             node("Concat", {"b1", "tail"}, {"new_shape"}, {attr_int("axis", 0)}),
+             node("Reshape", {"x", "new_shape"}, {"r"}),
+             node("Slice", {"r", "starts", "ends", "axes"}, {"y"}),
+             node("Gather", {"x", "idx"}, {"z"}, {attr_int("axis", 1)}),
+             node("Flatten", {"r"}, {"t"}, {attr_int("axis", 2)})};
+  auto runner = compile_imported(import_string(model(g)));
+  std::vector<float> x(12);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  auto out = runner->execute({{f32_tensor({2, 6}, x)}});
+  EXPECT_EQ(out[0]->dims(), (std::vector<int64_t>{2, 2, 2}));
+  expect_near(floats_of(out[0]), {1, 2, 4, 5, 7, 8, 10, 11});
+  EXPECT_EQ(out[1]->dims(), (std::vector<int64_t>{2, 2}));
+  expect_near(floats_of(out[1]), {2, 5, 8, 11});
+  EXPECT_EQ(out[2]->dims(), (std::vector<int64_t>{4, 3}));
+}
+
+TEST(OnnxImport, UnnamedDimsGetFreshSymbols) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {std::string(""), std::string("n m")})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.nodes = {node("Neg", {"x"}, {"y"})};
+  ImportedModel m = import_string(model(g));
+  const TensorType& t = m.graph.type(m.graph.inputs()[0].value);
+  ASSERT_EQ(t.rank(), 2);
+  EXPECT_TRUE(t.dims[0].is_symbolic());
+  EXPECT_EQ(t.dims[1].symbol(), "n_m");
+}
+
+// ---- errors ----
+
+TEST(OnnxImport, UnsupportedOperatorNamesTheNode) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{2}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.nodes = {node("Relu", {"x"}, {"r"}), node("Det", {"r"}, {"y"}, {}, "my_det")};
+  Error e = import_error(model(g));
+  EXPECT_EQ(e.code(), Code::kUnimplemented);
+  EXPECT_NE(std::string(e.what()).find("node 1 'my_det' (Det)"), std::string::npos) << e.what();
+}
+
+TEST(OnnxImport, OldOpsetIsUnimplemented) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{2}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.nodes = {node("Relu", {"x"}, {"y"})};
+  Error e = import_error(model(g, 11));
+  EXPECT_EQ(e.code(), Code::kUnimplemented);
+  EXPECT_NE(std::string(e.what()).find("opset 11"), std::string::npos) << e.what();
+}
+
+TEST(OnnxImport, RuntimeShapeOperandIsUnimplemented) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{6}}), value_info("s", kInt64, {int64_t{2}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.nodes = {node("Reshape", {"x", "s"}, {"y"})};
+  Error e = import_error(model(g));
+  EXPECT_EQ(e.code(), Code::kUnimplemented);
+  EXPECT_NE(std::string(e.what()).find("(Reshape)"), std::string::npos) << e.what();
+}
+
+TEST(OnnxImport, UndefinedInputIsInvalid) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{2}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.nodes = {node("Add", {"x", "nope"}, {"y"})};
+  EXPECT_EQ(import_error(model(g)).code(), Code::kInvalidArgument);
+}
+
+TEST(OnnxImport, TruncatedOrCorruptFilesFailCleanly) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {std::string("b"), int64_t{4}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.initializers = {tensor_f32("w", {4, 2}, iota_floats(8)), tensor_i64("shape", {2}, {-1, 1})};
+  g.nodes = {node("MatMul", {"x", "w"}, {"h"}), node("Reshape", {"h", "shape"}, {"y"})};
+  std::string bytes = model(g);
+  EXPECT_EQ(import_error(bytes).code(), Code::kOk) << import_error(bytes).what();
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    Error e = import_error(bytes.substr(0, n));
+    EXPECT_NE(e.code(), Code::kInternal) << e.what();
+  }
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string b = bytes;
+    for (int i = 0; i < 3; ++i) b[rng() % b.size()] = static_cast<char>(rng());
+    Error e = import_error(b);
+    EXPECT_NE(e.code(), Code::kInternal) << e.what();
+  }
+}
+
+TEST(OnnxImport, RawDataOfTheWrongSizeIsDataLoss) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{2}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.initializers = {tensor_raw("w", kFloat, {1000000000}, std::string(8, '\0'))};
+  g.nodes = {node("Add", {"x", "w"}, {"y"})};
+  Error e = import_error(model(g));
+  EXPECT_EQ(e.code(), Code::kDataLoss) << e.what();
+}
+
+}  // namespace
+}  // namespace maxc::onnx::testing
