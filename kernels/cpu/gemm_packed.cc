@@ -4,24 +4,11 @@
 
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd.h"
+#include "kernels/cpu/vec8.h"
 #include "kernels/cpu/vector_math.h"
-
-// The helpers below pass 32-byte vectors by value; they are always inlined, so the ABI
-// note GCC gives for such functions in the baseline build does not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace maxc::cpu {
 namespace {
-
-typedef float V8 __attribute__((vector_size(32)));
-
-[[gnu::always_inline]] inline V8 load8(const float* p) {
-  V8 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-
-[[gnu::always_inline]] inline void store8(float* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
 
 constexpr int64_t kPanel = PackedGemm::kPanel;
 constexpr int kTileRows = 6;

@@ -1,25 +1,10 @@
 #include "kernels/cpu/gemm_small.h"
 
 #include "kernels/cpu/simd.h"
-
-// The helpers below pass 32-byte vectors by value; they are always inlined, so the ABI
-// note GCC gives for such functions in the baseline build does not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"
+#include "kernels/cpu/vec8.h"
 
 namespace maxc::cpu {
 namespace {
-
-// Eight floats. Loads and stores go through memcpy, which GCC turns into unaligned vector
-// moves: rows of an operand start at any float.
-typedef float V8 __attribute__((vector_size(32)));
-
-[[gnu::always_inline]] inline V8 load8(const float* p) {
-  V8 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-
-[[gnu::always_inline]] inline void store8(float* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
 
 constexpr int kTileRows = 4;
 constexpr int kTileCols = 16;

@@ -160,7 +160,8 @@ MAXC_TARGET_AVX2 float dot_q6_k(int64_t blocks, const uint8_t* wp, const void* x
           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                           _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45))};
       // This half's eight scales in both 128-bit halves; run i takes lanes 2i (low) and 2i + 1.
-      const __m256i half_sc = _mm256_permute2x128_si256(sc, sc, h == 0 ? 0x00 : 0x11);
+      // Two literal immediates: an unoptimized build (the sanitizer one) folds no ternary into one.
+      const __m256i half_sc = h == 0 ? _mm256_permute2x128_si256(sc, sc, 0x00) : _mm256_permute2x128_si256(sc, sc, 0x11);
 #pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
         const __m256i pick =
