@@ -10,6 +10,12 @@
 
 namespace maxc::cpu {
 
+// Sizes the calling thread's team (an OpenMP per-thread setting), for our kernels and
+// oneDNN's alike; cheap when it already has that size.
+inline void size_team(int32_t threads) {
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+}
+
 // Below this many scalar operations a parallel region costs more than it saves.
 constexpr int64_t kMinWorkPerThread = 32 * 1024;
 

@@ -1,10 +1,9 @@
 #include "engine/executor.h"
 
-#include <omp.h>
-
 #include <cstring>
 
 #include "driver/device.h"
+#include "kernels/cpu/parallel.h"
 
 namespace maxc {
 
@@ -49,9 +48,7 @@ void* address(const Home& home, const ExecuteArgs& args, const Program& p, uint8
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
   std::vector<Ref<Tensor>> outputs = make_outputs(plan, p);
   ArenaLease arena(*plan.arenas);
-  // The team size is a per-thread OpenMP setting: set it for this caller, for our kernels
-  // and oneDNN's alike.
-  if (omp_get_max_threads() != args.num_threads) omp_set_num_threads(args.num_threads);
+  cpu::size_team(args.num_threads);
   std::vector<void*> in_ptrs, out_ptrs;
   for (const Step& step : plan.steps) {
     in_ptrs.clear();

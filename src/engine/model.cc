@@ -1,12 +1,11 @@
 #include "engine/model.h"
 
-#include <omp.h>
-
 #include <map>
 
 #include "driver/device.h"
 #include "engine/executor.h"
 #include "engine/input_binding.h"
+#include "kernels/cpu/parallel.h"
 
 namespace maxc {
 
@@ -113,7 +112,7 @@ std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> inputs) con
   }
   for (const auto& w : weights->tensors()) w_ptrs.push_back(w->data());
   const int32_t threads = compiled_->context()->num_threads();
-  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);  // packing runs on the team too
+  cpu::size_team(threads);  // before packing, which runs on the team too
   const std::vector<const void*> packed = weights->packed_for(*plan);
   return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, packed, threads});
 }

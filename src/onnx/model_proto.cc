@@ -34,24 +34,18 @@ ProtoReader message_field(ProtoReader& r, WT type, std::string_view what) {
 
 std::pair<std::string, std::string> decode_entry(ProtoReader r) {
   std::pair<std::string, std::string> kv;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) kv.first = string_field(r, t, "StringStringEntryProto.key");
     else if (f == 2) kv.second = string_field(r, t, "StringStringEntryProto.value");
     else r.skip(t);
-  }
+  });
   return kv;
 }
 
 TensorProto decode_tensor_message(ProtoReader r) {
   TensorProto tp;
   tp.offset = r.offset();
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     switch (f) {
       case 1: r.read_repeated_int64(t, &tp.dims); break;
       case 2: tp.data_type = int32_field(r, t, "TensorProto.data_type"); break;
@@ -72,7 +66,7 @@ TensorProto decode_tensor_message(ProtoReader r) {
       case 14: tp.data_location = int32_field(r, t, "TensorProto.data_location"); break;
       default: r.skip(t);
     }
-  }
+  });
   return tp;
 }
 
@@ -80,10 +74,7 @@ GraphProto decode_graph_message(ProtoReader r);
 
 AttributeProto decode_attribute(ProtoReader r) {
   AttributeProto a;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     switch (f) {
       case 1: a.name = string_field(r, t, "AttributeProto.name"); break;
       case 2: r.expect(t, WT::kFixed32, "AttributeProto.f"); a.f = r.read_float(); break;
@@ -102,17 +93,14 @@ AttributeProto decode_attribute(ProtoReader r) {
       case 22: case 23: ++a.sparse_count; r.skip(t); break;
       default: r.skip(t);
     }
-  }
+  });
   return a;
 }
 
 NodeProto decode_node(ProtoReader r) {
   NodeProto n;
   n.offset = r.offset();
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     switch (f) {
       case 1: n.inputs.push_back(string_field(r, t, "NodeProto.input")); break;
       case 2: n.outputs.push_back(string_field(r, t, "NodeProto.output")); break;
@@ -122,79 +110,61 @@ NodeProto decode_node(ProtoReader r) {
       case 7: n.domain = string_field(r, t, "NodeProto.domain"); break;
       default: r.skip(t);
     }
-  }
+  });
   return n;
 }
 
 DimProto decode_dim(ProtoReader r) {
   DimProto d;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) d.value = int_field(r, t, "TensorShapeProto.Dimension.dim_value");
     else if (f == 2) d.param = string_field(r, t, "TensorShapeProto.Dimension.dim_param");
     else r.skip(t);
-  }
+  });
   return d;
 }
 
 void decode_shape(ProtoReader r, ValueInfoProto* vi) {
   vi->has_shape = true;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) vi->dims.push_back(decode_dim(message_field(r, t, "TensorShapeProto.dim")));
     else r.skip(t);
-  }
+  });
 }
 
 void decode_tensor_type(ProtoReader r, ValueInfoProto* vi) {
   vi->has_tensor_type = true;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) vi->elem_type = int32_field(r, t, "TypeProto.Tensor.elem_type");
     else if (f == 2) decode_shape(message_field(r, t, "TypeProto.Tensor.shape"), vi);
     else r.skip(t);
-  }
+  });
 }
 
 void decode_type(ProtoReader r, ValueInfoProto* vi) {
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) decode_tensor_type(message_field(r, t, "TypeProto.tensor_type"), vi);
     else if (f == 6) r.skip(t);  // denotation
     else {
       vi->has_other_type = true;  // sequence, map, optional, sparse or opaque
       r.skip(t);
     }
-  }
+  });
 }
 
 ValueInfoProto decode_value_info(ProtoReader r) {
   ValueInfoProto vi;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) vi.name = string_field(r, t, "ValueInfoProto.name");
     else if (f == 2) decode_type(message_field(r, t, "ValueInfoProto.type"), &vi);
     else r.skip(t);
-  }
+  });
   return vi;
 }
 
 GraphProto decode_graph_message(ProtoReader r) {
   GraphProto g;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     switch (f) {
       case 1: g.nodes.push_back(decode_node(message_field(r, t, "GraphProto.node"))); break;
       case 2: g.name = string_field(r, t, "GraphProto.name"); break;
@@ -205,20 +175,17 @@ GraphProto decode_graph_message(ProtoReader r) {
       case 15: ++g.sparse_initializer_count; r.skip(t); break;
       default: r.skip(t);
     }
-  }
+  });
   return g;
 }
 
 OpsetId decode_opset(ProtoReader r) {
   OpsetId id;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) id.domain = string_field(r, t, "OperatorSetIdProto.domain");
     else if (f == 2) id.version = int_field(r, t, "OperatorSetIdProto.version");
     else r.skip(t);
-  }
+  });
   return id;
 }
 
@@ -233,10 +200,7 @@ const AttributeProto* NodeProto::attr(std::string_view attr_name) const {
 ModelProto decode_model(std::span<const uint8_t> bytes) {
   ProtoReader r(bytes);
   ModelProto m;
-  uint32_t f;
-  WT t;
-  while (!r.done()) {
-    r.next_tag(&f, &t);
+  for_each_field(r, [&](uint32_t f, WT t) {
     switch (f) {
       case 1: m.ir_version = int_field(r, t, "ModelProto.ir_version"); break;
       case 2: m.producer_name = string_field(r, t, "ModelProto.producer_name"); break;
@@ -248,7 +212,7 @@ ModelProto decode_model(std::span<const uint8_t> bytes) {
       case 25: ++m.function_count; r.skip(t); break;
       default: r.skip(t);
     }
-  }
+  });
   return m;
 }
 

@@ -72,4 +72,16 @@ class ProtoReader {
   size_t pos_ = 0;
 };
 
+// Calls fn(field, wire_type) for each field of the message in turn; fn reads the value or
+// skips it (ProtoReader::skip). The one loop every message decoder shares.
+template <typename Fn>
+void for_each_field(ProtoReader& r, Fn&& fn) {
+  uint32_t field;
+  WireType type;
+  while (!r.done()) {
+    r.next_tag(&field, &type);
+    fn(field, type);
+  }
+}
+
 }  // namespace maxc::onnx

@@ -113,7 +113,11 @@ class Weights(_Handle):
         return names
 
     def __contains__(self, name: str) -> bool:
-        return name in set(self.names())
+        try:
+            self.info(name)
+        except KeyError:
+            return False
+        return True
 
     def info(self, name: str) -> Tuple[DType, List[int], Optional[QuantizationEncoding]]:
         """(dtype, stored shape, encoding) without reading the bytes; KeyError when absent."""
