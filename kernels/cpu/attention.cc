@@ -16,13 +16,25 @@ namespace {
 // products.
 constexpr int64_t kBlockRows = 32;
 
-MAXC_SIMD_CLONES void add_row(float* row, const float* mask, int64_t stride, int64_t n) {
-  if (stride == 1) {
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) row[j] += mask[j];
+// Adds the mask row (when there is one) and returns the row's largest score, in one pass.
+MAXC_SIMD_CLONES float add_mask_max(float* row, const float* mask, int64_t stride, int64_t n) {
+  float peak = -std::numeric_limits<float>::infinity();
+  if (mask && stride == 1) {
+#pragma omp simd reduction(max : peak)
+    for (int64_t j = 0; j < n; ++j) {
+      row[j] += mask[j];
+      peak = std::max(peak, row[j]);
+    }
+  } else if (mask) {
+    for (int64_t j = 0; j < n; ++j) {
+      row[j] += mask[j * stride];
+      peak = std::max(peak, row[j]);
+    }
   } else {
-    for (int64_t j = 0; j < n; ++j) row[j] += mask[j * stride];
+#pragma omp simd reduction(max : peak)
+    for (int64_t j = 0; j < n; ++j) peak = std::max(peak, row[j]);
   }
+  return peak;
 }
 
 MAXC_SIMD_CLONES void scale_row(float* row, float factor, int64_t n) {
@@ -99,8 +111,8 @@ void Attention::run_items(int64_t first, int64_t last, const float* q, const flo
     const int64_t rank = static_cast<int64_t>(s_.batch_dims.size());
     for (int64_t r = 0; r < rows; ++r) {
       float* row = scores + r * lk;
-      if (mask_b) add_row(row, mask_b + (i0 + r) * s_.mask_strides[rank], s_.mask_strides[rank + 1], lk);
-      const float peak = lk ? *std::max_element(row, row + lk) : 0.f;
+      const float* mask_row = mask_b ? mask_b + (i0 + r) * s_.mask_strides[rank] : nullptr;
+      const float peak = add_mask_max(row, mask_row, mask_b ? s_.mask_strides[rank + 1] : 0, lk);
       // A row masked out entirely has no distribution: NaN, like softmax's 0 / 0. No keys at
       // all is an empty sum: zeros.
       if (lk == 0) inverse[r] = 1.f;

@@ -15,6 +15,8 @@ constexpr int kTileRows = 6;
 // k per block: a panel's slice (kBlockK x 16 floats, 16 KiB) stays in L1 while the row
 // tiles walk it.
 constexpr int64_t kBlockK = 256;
+// Rows per block: a block's slice of a, kBlockRows x kBlockK floats (144 KiB), stays in L2.
+constexpr int64_t kBlockRows = 144;
 
 // rows x 16 results of a[rows, kb] @ panel[kb, 16], added to c when `accumulate`. `cols`
 // (< 16 on the last panel) bounds what is stored.
@@ -66,21 +68,6 @@ template <int Rows>
   }
 }
 
-// Panels [p0, p1) of the result, all rows.
-MAXC_SIMD_CLONES void panels(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed,
-                             float* c, int64_t ldc, int64_t p0, int64_t p1) {
-  // One row tile reuses nothing across panels: walk each panel whole, one contiguous stream.
-  const int64_t block = m <= kTileRows ? k : kBlockK;
-  for (int64_t k0 = 0; k0 < k; k0 += block) {
-    const int64_t kb = std::min(block, k - k0);
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t j0 = p * kPanel;
-      tiles<kTileRows>(m, kb, a + k0, lda, packed + p * k * kPanel + k0 * kPanel, k0 > 0, c + j0, ldc,
-                       std::min(kPanel, n - j0));
-    }
-  }
-}
-
 MAXC_SIMD_CLONES void epilogue_row(float* row, int64_t n, const float* bias, const MatmulEpilogue& e) {
   if (e.has_bias) {
     if (e.bias_len == 1) {
@@ -113,6 +100,35 @@ MAXC_SIMD_CLONES void epilogue_row(float* row, int64_t n, const float* bias, con
   }
 }
 
+// Panels [p0, p1) of the result, all rows. Rows go in blocks of kBlockRows so the block's
+// slice of a (kBlockRows x kBlockK floats) stays in L2 while the panels walk past it. The
+// epilogue runs on each block's strip of a panel right after its last k block, while the
+// strip is still in L1, instead of in a second pass over c.
+MAXC_SIMD_CLONES void panels(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed,
+                             float* c, int64_t ldc, int64_t p0, int64_t p1, const float* bias,
+                             const MatmulEpilogue& e) {
+  // One row tile reuses nothing across panels: walk each panel whole, one contiguous stream.
+  const int64_t block = m <= kTileRows ? k : kBlockK;
+  const bool has_epilogue = e.has_bias || e.activation != Activation::kNone;
+  for (int64_t k0 = 0; k0 < k; k0 += block) {
+    const int64_t kb = std::min(block, k - k0);
+    const bool last = k0 + kb == k;
+    for (int64_t i0 = 0; i0 < m; i0 += kBlockRows) {
+      const int64_t mb = std::min(kBlockRows, m - i0);
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t j0 = p * kPanel, cols = std::min(kPanel, n - j0);
+        float* strip = c + i0 * ldc + j0;
+        tiles<kTileRows>(mb, kb, a + i0 * lda + k0, lda, packed + p * k * kPanel + k0 * kPanel, k0 > 0, strip, ldc,
+                         cols);
+        if (last && has_epilogue) {
+          const float* strip_bias = e.has_bias && e.bias_len != 1 ? bias + j0 : bias;
+          for (int64_t i = 0; i < mb; ++i) epilogue_row(strip + i * ldc, cols, strip_bias, e);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 uint64_t PackedGemm::packed_bytes(int64_t k, int64_t n) {
@@ -141,13 +157,12 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
   } else {
     const int64_t num_panels = (n + kPanel - 1) / kPanel;
     parallel_for(num_panels, 2 * m * k * kPanel, [&](int64_t begin, int64_t end) {
-      panels(m, n, k, a, lda, packed_b, c, ldc, begin, end);
+      panels(m, n, k, a, lda, packed_b, c, ldc, begin, end, bias, e);
     });
+    return;
   }
   if (e.has_bias || e.activation != Activation::kNone)
-    parallel_for(m, n * 8, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) epilogue_row(c + i * ldc, n, bias, e);
-    });
+    for (int64_t i = 0; i < m; ++i) epilogue_row(c + i * ldc, n, bias, e);
 }
 
 }  // namespace maxc::cpu

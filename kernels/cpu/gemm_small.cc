@@ -6,7 +6,9 @@
 namespace maxc::cpu {
 namespace {
 
-constexpr int kTileRows = 4;
+// 6 x 16 results are 12 accumulators: with the two rows of B and a broadcast that is 15 of
+// the 16 AVX registers, and 12 FMAs per 8 loads keep the FMA units, not the loads, busy.
+constexpr int kTileRows = 6;
 constexpr int kTileCols = 16;
 
 // One tile of rows x 16 results. Inlined into each clone of the caller, so it is compiled
@@ -17,12 +19,14 @@ template <int Rows>
   V8 acc[Rows][2] = {};
   for (int64_t p = 0; p < k; ++p) {
     const V8 b0 = load8(b + p * ldb), b1 = load8(b + p * ldb + 8);
+#pragma GCC unroll 6
     for (int r = 0; r < Rows; ++r) {
       const float x = a[r * lda + p];
       acc[r][0] += x * b0;
       acc[r][1] += x * b1;
     }
   }
+#pragma GCC unroll 6
   for (int r = 0; r < Rows; ++r) {
     float* out = c + r * ldc;
     V8 lo = acc[r][0] * alpha, hi = acc[r][1] * alpha;
@@ -54,6 +58,8 @@ MAXC_SIMD_CLONES void gemm_small_f32(int64_t m, int64_t n, int64_t k, float alph
     for (; i + kTileRows <= m; i += kTileRows)
       tile<kTileRows>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc);
     switch (m - i) {
+      case 5: tile<5>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;
+      case 4: tile<4>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;
       case 3: tile<3>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;
       case 2: tile<2>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;
       case 1: tile<1>(k, alpha, a + i * lda, lda, b + j, ldb, accumulate, c + i * ldc + j, ldc); break;

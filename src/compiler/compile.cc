@@ -12,6 +12,7 @@ Program compile_program(const Graph& graph, const CompileOptions& opts) {
   fold_constants(p, opts);
   eliminate_dead_code(p);
   if (opts.fuse) {
+    fuse_gelu(p);
     fuse_attention(p);
     fuse_matmul_epilogue(p);
     fuse_add_layer_norm(p);

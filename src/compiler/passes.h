@@ -25,6 +25,7 @@ void eliminate_dead_code(Program& p);                         // dce.cc
 void eliminate_common_subexpressions(Program& p);             // cse.cc
 void fold_reshapes(Program& p);                               // canonicalize.cc: reshape∘reshape, transpose∘transpose
 void fold_constants(Program& p, const CompileOptions& opts);  // fold.cc
+void fuse_gelu(Program& p);                                   // fuse_gelu.cc: GELU written out -> gelu
 void fuse_matmul_epilogue(Program& p);                        // fuse_matmul.cc: matmul + bias + activation
 void fuse_add_layer_norm(Program& p);                         // fuse_layer_norm.cc: residual add + layer_norm
 void fuse_attention(Program& p);                              // fuse_attention.cc: softmax(scale·QKᵀ + mask)·V

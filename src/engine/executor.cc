@@ -1,7 +1,9 @@
 #include "engine/executor.h"
 
+#include <chrono>
 #include <cstring>
 
+#include "base/log.h"
 #include "driver/device.h"
 #include "kernels/cpu/parallel.h"
 
@@ -43,6 +45,17 @@ void* address(const Home& home, const ExecuteArgs& args, const Program& p, uint8
   return nullptr;
 }
 
+// A profile without a rebuild: at trace level (MAX_C_LOG_LEVEL=trace) every step logs its
+// time and its output's shape.
+void run_traced(const Step& step, const KernelArgs& args, const ExecPlan& plan) {
+  const auto t0 = std::chrono::steady_clock::now();
+  step.run(args);
+  const auto t1 = std::chrono::steady_clock::now();
+  const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+  const std::string shape = step.outputs.empty() ? "" : plan.shapes[step.outputs[0]].to_string();
+  MAXC_LOG(kTrace, "step ", step.op, " ", shape, " ", us, " us");
+}
+
 }  // namespace
 
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
@@ -57,7 +70,12 @@ std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const 
     for (ValueId v : step.outputs) out_ptrs.push_back(address(plan.homes[v], args, p, arena.data(), outputs));
     if (step.packed_input >= 0) in_ptrs[step.packed_input] = const_cast<void*>(args.packed[step.packed_slot]);
     void* scratch = step.scratch_offset >= 0 ? arena.data() + step.scratch_offset : nullptr;
-    step.run(KernelArgs{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch});
+    const KernelArgs kernel_args{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch};
+    if (log_enabled(LogLevel::kTrace)) {
+      run_traced(step, kernel_args, plan);
+    } else {
+      step.run(kernel_args);
+    }
   }
   for (size_t j = 0; j < p.outputs.size(); ++j) {
     if (plan.direct_outputs[j]) continue;

@@ -283,8 +283,9 @@ TEST(Outer, FloatsAndWrappingIntegers) {
   EXPECT_FALSE(cpu::outer_supports(DType::kBool));
 }
 
+// Rows around the 6-row tile (every remainder 1..5), columns around the 16-column tile.
 TEST(GemmSmall, EdgesAndAccumulate) {
-  for (int64_t m : {1, 3, 4, 7}) {
+  for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 13, 17}) {
     for (int64_t n : {5, 16, 37}) {
       const int64_t k = 9, lda = k + 2, ldb = n + 3, ldc = n + 1;
       const auto a = random_floats(m * lda, 13), b = random_floats(k * ldb, 14);
@@ -302,12 +303,13 @@ TEST(GemmSmall, EdgesAndAccumulate) {
   }
 }
 
-// Shapes around every edge of the packed kernel: rows past the 6-row tiles, columns past the
-// 16-column panels, k past one 256-deep block; b given row-major and transposed.
+// Shapes around every edge of the packed kernel: rows past the 6-row tiles and the 144-row
+// blocks, columns past the 16-column panels, k past one 256-deep block (the epilogue runs
+// after the last one); b given row-major and transposed.
 TEST(GemmPacked, EdgesEpiloguesAndTransposedSource) {
   const Activation acts[] = {Activation::kNone, Activation::kRelu, Activation::kGelu, Activation::kSilu};
   int round = 0;
-  for (int64_t m : {1, 5, 6, 13}) {
+  for (int64_t m : {1, 5, 6, 13, 151}) {
     for (int64_t n : {1, 16, 37}) {
       for (int64_t k : {0, 7, 300}) {
         const Activation act = acts[round % 4];
