@@ -94,8 +94,12 @@ func (c *Context) Compile(g *Graph, opts *CompileOptions) (*CompiledModel, error
 	return wrapCompiledModel(p), nil
 }
 
-// CompileFile compiles the graph saved in a MAXG file (see Graph.Save). Errors as Load
-// (NOT_FOUND naming a missing file, DATA_LOSS for a damaged one) and Compile.
+// CompileFile compiles a model file: a path ending in ".onnx" is imported as an ONNX model
+// (opset 13 or newer), whose initializers become the compiled model's own weights (NewModel
+// binds them unless given; NewModel(nil) takes them all), anything else is read as a MAXG
+// file (see Graph.Save). Errors: NOT_FOUND naming a missing file; DATA_LOSS or
+// INVALID_ARGUMENT, with the offset, for a damaged one; UNIMPLEMENTED naming an ONNX node
+// whose operator the importer does not know; and Compile's.
 func (c *Context) CompileFile(path string, opts *CompileOptions) (*CompiledModel, error) {
 	raw, err := opts.raw()
 	if err != nil {

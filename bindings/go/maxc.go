@@ -3,11 +3,14 @@
 // first handle is made, turns every status into an *Error, and gives each handle type an
 // idempotent Close (use after Close is an *Error, never a crash) with a finalizer as a
 // safety net. No Go pointer is ever kept by C: Go memory is passed only for the duration
-// of a call, as the cgo rules allow; the one exception is Borrow, which pins the slice
-// with runtime.Pinner for as long as the library holds it.
+// of a call, as the cgo rules allow; the one exception is Borrow (and BorrowStrided), which
+// pins the slice with runtime.Pinner for as long as the library holds it.
 //
-// The engine: (*Context).Compile gives a *CompiledModel, (*CompiledModel).NewModel binds
-// weights by name, and (*Model).Execute runs it; all three are safe for concurrent use.
+// The engine: (*Context).Compile (or CompileFile, for MAXG and ONNX files) gives a
+// *CompiledModel, (*CompiledModel).NewModel binds weights by name (NewModelFromWeights from
+// a *Weights registry of safetensors and GGUF files), and (*Model).Execute runs it; all
+// three are safe for concurrent use. Errors are *Error values; errors.Is(err, ErrNotFound)
+// and friends test the code.
 package maxc
 
 /*
@@ -64,6 +67,27 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code && (t.Message == "" || t.Message == e.Message)
 }
 
+// Sentinels for errors.Is, one per code: errors.Is(err, maxc.ErrNotFound) holds for every
+// *Error with CodeNotFound, whatever its message.
+var (
+	ErrCancelled          = &Error{Code: CodeCancelled, CodeName: "CANCELLED"}
+	ErrUnknown            = &Error{Code: CodeUnknown, CodeName: "UNKNOWN"}
+	ErrInvalidArgument    = &Error{Code: CodeInvalidArgument, CodeName: "INVALID_ARGUMENT"}
+	ErrDeadlineExceeded   = &Error{Code: CodeDeadlineExceeded, CodeName: "DEADLINE_EXCEEDED"}
+	ErrNotFound           = &Error{Code: CodeNotFound, CodeName: "NOT_FOUND"}
+	ErrAlreadyExists      = &Error{Code: CodeAlreadyExists, CodeName: "ALREADY_EXISTS"}
+	ErrPermissionDenied   = &Error{Code: CodePermissionDenied, CodeName: "PERMISSION_DENIED"}
+	ErrResourceExhausted  = &Error{Code: CodeResourceExhausted, CodeName: "RESOURCE_EXHAUSTED"}
+	ErrFailedPrecondition = &Error{Code: CodeFailedPrecondition, CodeName: "FAILED_PRECONDITION"}
+	ErrAborted            = &Error{Code: CodeAborted, CodeName: "ABORTED"}
+	ErrOutOfRange         = &Error{Code: CodeOutOfRange, CodeName: "OUT_OF_RANGE"}
+	ErrUnimplemented      = &Error{Code: CodeUnimplemented, CodeName: "UNIMPLEMENTED"}
+	ErrInternal           = &Error{Code: CodeInternal, CodeName: "INTERNAL"}
+	ErrUnavailable        = &Error{Code: CodeUnavailable, CodeName: "UNAVAILABLE"}
+	ErrDataLoss           = &Error{Code: CodeDataLoss, CodeName: "DATA_LOSS"}
+	ErrUnauthenticated    = &Error{Code: CodeUnauthenticated, CodeName: "UNAUTHENTICATED"}
+)
+
 func codeName(code int32) string {
 	return C.GoString(C.max_status_code_name(C.max_status_code_t(code)))
 }
@@ -113,7 +137,11 @@ func checkABIAgainst(header uint32) error {
 }
 
 // CheckABI checks, once per process, that the loaded library serves the header this
-// package was built with. Every constructor calls it before making the first handle.
+// package was built with. Every constructor calls it before making the first handle, so a
+// library older than the header (say ABI 1.2 under a 1.3 header) fails there with the
+// library's FAILED_PRECONDITION message, "libmax_c ABI 1.2 is older than the header 1.3
+// this program was built with", rather than with a missing symbol later. Safe for
+// concurrent use; the outcome is remembered.
 func CheckABI() error {
 	abiOnce.Do(func() { abiErr = checkABIAgainst(HeaderABIVersion()) })
 	return abiErr

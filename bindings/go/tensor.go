@@ -212,6 +212,15 @@ func (t *Tensor) IsContiguous() (bool, error) {
 	return v != 0, err
 }
 
+// IsReadOnly reports whether writes through the library fail (a view of a weights file, a
+// read-only DLPack import).
+func (t *Tensor) IsReadOnly() (bool, error) {
+	v, err := tensorQuery(t, "IsReadOnly", func(p *C.max_tensor_t, o *C.int32_t) *C.max_status_t {
+		return C.max_tensor_is_read_only(p, o)
+	})
+	return v != 0, err
+}
+
 // Device gives a new handle to the tensor's device; the caller closes it.
 func (t *Tensor) Device() (*Device, error) {
 	if err := t.rlock("Device"); err != nil {

@@ -37,6 +37,7 @@ def test_example_runs(name, ok_line):
 
 def test_mlp_example_checks_each_batch():
     out = run_example("mlp.py")
+    lines = out.stdout.splitlines()
     for batch in (1, 7, 64):
-        assert any(line.startswith(f"batch {batch:2d}:") and line.endswith("ok")
-                   for line in out.stdout.splitlines()), out.stdout
+        at = [i for i, line in enumerate(lines) if line.startswith(f"batch {batch:2d}: first row ")]
+        assert len(at) == 1 and lines[at[0] + 1].endswith(" ok"), out.stdout

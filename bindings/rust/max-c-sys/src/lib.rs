@@ -1,4 +1,7 @@
-//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.2).
+//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.3).
+//!
+//! Written by hand; `tests/header.rs` parses the header and checks that every function,
+//! constant and parameter type here matches it, so a drift fails `cargo test`.
 //!
 //! Everything here is `unsafe` to call; see the `max-c` crate for the safe wrapper. Enums of
 //! the header are `i32` typedefs with constants, exactly as in C.
@@ -103,7 +106,7 @@ pub struct DLManagedTensorVersioned {
 
 // ---- versions ----
 pub const MAX_ABI_VERSION_MAJOR: u32 = 1;
-pub const MAX_ABI_VERSION_MINOR: u32 = 2;
+pub const MAX_ABI_VERSION_MINOR: u32 = 3;
 pub const MAX_ABI_VERSION: u32 = (MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR;
 
 // ---- opaque handles ----
@@ -118,7 +121,8 @@ macro_rules! opaque {
 }
 opaque!(
     max_status_t, max_device_t, max_context_t, max_tensor_t, max_tensor_list_t, max_buffer_t,
-    max_graph_t, max_value_t, max_attrs_t, max_compiled_model_t, max_model_t, max_tensor_spec_t
+    max_graph_t, max_value_t, max_attrs_t, max_compiled_model_t, max_model_t, max_tensor_spec_t,
+    max_weights_t
 );
 
 // ---- status ----
@@ -240,6 +244,15 @@ pub struct max_compile_options_t {
     pub fold_limit_bytes: u64,
     pub plan_cache_capacity: i64,
 }
+
+// ---- weights (ABI 1.3) ----
+pub type max_quant_encoding_t = i32;
+pub const MAX_QUANT_NONE: i32 = 0;
+pub const MAX_QUANT_Q4_0: i32 = 1;
+pub const MAX_QUANT_Q4_K: i32 = 2;
+pub const MAX_QUANT_Q5_K: i32 = 3;
+pub const MAX_QUANT_Q6_K: i32 = 4;
+pub const MAX_QUANT_Q8_0: i32 = 5;
 
 type St = *mut max_status_t;
 
@@ -423,6 +436,23 @@ extern "C" {
     pub fn max_model_execute(model: *mut max_model_t, inputs: *const *mut max_tensor_t, num_inputs: usize, out_outputs: *mut *mut max_tensor_list_t) -> St;
     pub fn max_model_execute_named(model: *mut max_model_t, names: *const *const c_char, inputs: *const *mut max_tensor_t, num_inputs: usize, out_outputs: *mut *mut max_tensor_list_t) -> St;
     pub fn max_model_reload(model: *mut max_model_t, weight_names: *const *const c_char, weights: *const *mut max_tensor_t, num_weights: usize) -> St;
+
+    // weights (ABI 1.3): quantization encodings, the registry, quantize, models from a registry
+    pub fn max_quant_encoding_name(encoding: max_quant_encoding_t) -> *const c_char;
+    pub fn max_quant_encoding_block(encoding: max_quant_encoding_t, out_elements_per_block: *mut i32, out_block_bytes: *mut i32) -> St;
+    pub fn max_weights_create(out_weights: *mut *mut max_weights_t) -> St;
+    pub fn max_weights_retain(weights: *mut max_weights_t);
+    pub fn max_weights_release(weights: *mut max_weights_t);
+    pub fn max_weights_add_file(weights: *mut max_weights_t, path: *const c_char) -> St;
+    pub fn max_weights_add_tensor(weights: *mut max_weights_t, name: *const c_char, tensor: *mut max_tensor_t, encoding: max_quant_encoding_t) -> St;
+    pub fn max_weights_count(weights: *const max_weights_t, out_count: *mut usize) -> St;
+    pub fn max_weights_name(weights: *const max_weights_t, index: usize, out_name: *mut *const c_char) -> St;
+    pub fn max_weights_info(weights: *const max_weights_t, name: *const c_char, out_dtype: *mut max_dtype_t, out_rank: *mut i32, out_dims: *mut *const i64, out_encoding: *mut max_quant_encoding_t) -> St;
+    pub fn max_weights_tensor(weights: *const max_weights_t, name: *const c_char, out_tensor: *mut *mut max_tensor_t) -> St;
+    pub fn max_weights_save_gguf(weights: *const max_weights_t, path: *const c_char, name: *const c_char) -> St;
+    pub fn max_tensor_quantize(tensor: *const max_tensor_t, encoding: max_quant_encoding_t, out_tensor: *mut *mut max_tensor_t) -> St;
+    pub fn max_model_create_from_weights(compiled: *mut max_compiled_model_t, weights: *const max_weights_t, out_model: *mut *mut max_model_t) -> St;
+    pub fn max_model_reload_from_weights(model: *mut max_model_t, weights: *const max_weights_t) -> St;
 }
 
 #[cfg(test)]

@@ -59,7 +59,8 @@ fn main() -> Result<()> {
         .collect();
     for w in workers {
         let (batch, logits) = w.join().expect("worker panicked")?;
-        println!("batch {batch:>2}: first row {:?}", &logits[..3]);
+        // The line every binding's example prints alike (C: "batch %2d: first row %.6f %.6f %.6f").
+        println!("batch {:>2}: first row {:.6} {:.6} {:.6}", batch, logits[0], logits[1], logits[2]);
     }
 
     // A bad input is an error naming the input; the model stays usable.

@@ -100,15 +100,31 @@ impl Context {
         Ok(CompiledModel { ptr: p })
     }
 
-    /// Compiles the graph saved in a MAXG file (see [`Graph::save`]). Errors as
-    /// [`Graph::load`] (NOT_FOUND naming a missing file, DATA_LOSS for a damaged one) and
-    /// [`Context::compile`].
+    /// Compiles a model file: a path ending in ".onnx" is imported as an ONNX model (opset
+    /// 13 or newer; its initializers become the compiled model's own weights, which
+    /// [`CompiledModel::init`] binds unless given), anything else is read as a MAXG file
+    /// (see [`Graph::save`]).
+    ///
+    /// Errors: NOT_FOUND naming a missing file; DATA_LOSS or INVALID_ARGUMENT, with the
+    /// offset, for a damaged file; UNIMPLEMENTED naming an ONNX node whose operator cannot be
+    /// imported; and those of [`Context::compile`].
     pub fn compile_file(&self, path: impl AsRef<Path>, options: &CompileOptions) -> Result<CompiledModel> {
         let raw = options.to_raw()?;
         let c = path_cstring(path.as_ref())?;
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_context_compile_file(self.ptr, c.as_ptr(), &raw, &mut p) })?;
         Ok(CompiledModel { ptr: p })
+    }
+
+    /// MAX's `InferenceSession.load(path)`: compiles a model file with the default options
+    /// and binds the weights that came with it (ONNX initializers). A file whose graph
+    /// declares other weights needs [`Context::compile_file`] and [`CompiledModel::init`]
+    /// (or [`CompiledModel::init_from_weights`]) instead.
+    ///
+    /// Errors: those of [`Context::compile_file`], and NOT_FOUND naming a weight the file
+    /// does not carry.
+    pub fn load(&self, path: impl AsRef<Path>) -> Result<Model> {
+        self.compile_file(path, &CompileOptions::default())?.init(&[])
     }
 }
 
@@ -120,14 +136,18 @@ impl Context {
 /// library: it owns its data and does not refer to the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorSpec {
+    /// The input's, output's or weight's name.
     pub name: String,
+    /// The element type.
     pub dtype: DType,
     /// `Dim::Static(n)`, or `Dim::Expr("batch")` for a symbolic dim or expression.
     pub dims: Vec<Dim>,
+    /// Where the tensor lives (or must live).
     pub device: Device,
 }
 
 impl TensorSpec {
+    /// The number of dims.
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
@@ -193,7 +213,7 @@ type SpecAt = unsafe extern "C" fn(*const sys::max_compiled_model_t, usize, *mut
 /// keeps its context alive. Make a runnable [`Model`] with [`CompiledModel::init`]; one
 /// compiled model can back many models with different weights.
 pub struct CompiledModel {
-    ptr: *mut sys::max_compiled_model_t,
+    pub(crate) ptr: *mut sys::max_compiled_model_t,
 }
 
 // SAFETY: the header documents compiled models as immutable to their users and
@@ -245,6 +265,7 @@ impl CompiledModel {
         Ok(Model { ptr: p })
     }
 
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_compiled_model_t {
         self.ptr
     }
@@ -311,7 +332,7 @@ fn or_null<T>(v: &[T]) -> *const T {
 /// Thread-safety: `Send + Sync`. Many threads may call [`Model::execute`] on one model at
 /// once (each call gets its own working memory), also while another thread reloads weights.
 pub struct Model {
-    ptr: *mut sys::max_model_t,
+    pub(crate) ptr: *mut sys::max_model_t,
 }
 
 // SAFETY: the header documents every model function as thread-safe: concurrent execute
@@ -378,6 +399,7 @@ impl Model {
         self.compiled_model()?.outputs()
     }
 
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_model_t {
         self.ptr
     }

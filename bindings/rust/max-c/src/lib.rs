@@ -1,19 +1,77 @@
-//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.2).
+//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.3), named like
+//! Modular's MAX: a [`Context`] (InferenceSession) compiles a [`Graph`] built with typed op
+//! helpers ([`ops`](mod@ops)), or a MAXG or ONNX file ([`Context::compile_file`]), into a
+//! [`CompiledModel`]; binding weights (tensors by name, or a [`Weights`] registry filled from
+//! safetensors/GGUF files or memory) gives a [`Model`] that executes by position or by name.
+//! [`Tensor`]s take and give Rust slices and exchange memory through DLPack.
+//!
+//! ```
+//! use max_c::*;
+//!
+//! fn main() -> Result<()> {
+//!     let g = Graph::new("mlp")?;
+//!     let x = g.add_input("x", DType::Float32, [Dim::from("batch"), Dim::from(4)])?;
+//!     let w = g.add_weight("w", DType::Float32, [4, 3])?;
+//!     g.set_named_outputs(&[("y", &x.matmul(&w)?.relu()?)])?;
+//!     // Or a file: ctx.compile_file("model.onnx", &CompileOptions::default())?
+//!     let compiled = Context::new(0)?.compile(&g, &CompileOptions::default())?;
+//!     // Or a registry: compiled.init_from_weights(&Weights::from_files(["w.safetensors"])?)?
+//!     let model = compiled.init(&[("w", &Tensor::from_slice(&[1.0f32; 12], &[4, 3])?)])?;
+//!     let y = model.execute(&[&Tensor::from_slice(&[0.5f32; 8], &[2, 4])?])?;
+//!     println!("{:?}", y[0].to_vec::<f32>()?); // [2.0, 2.0, 2.0, 2.0, 2.0, 2.0]
+//! #   assert_eq!(y[0].to_vec::<f32>()?, [2.0; 6]);
+//!     Ok(())
+//! }
+//! ```
 //!
 //! * Every fallible call returns [`Result<T>`]; the library's status (code + message) becomes an
-//!   [`Error`] and the status object is always released.
-//! * The ABI is checked once ([`check_abi`]) before the first handle is made.
-//! * Handles release on `Drop`; `Clone` retains where sharing is sound.
+//!   [`Error`] and the status object is always released. Bad input is an `Err`, never a panic.
+//! * The ABI is checked once ([`check_abi`]) before the first handle is made: a library older
+//!   than ABI 1.3 gives FAILED_PRECONDITION with the library's readable message.
+//! * Handles release on `Drop`; `Clone` retains where sharing is sound. Children keep their
+//!   parents alive, so handles may be dropped in any order.
 //! * `Context`, `Device` and `Tensor` are `Send + Sync` (the header says thread-safe);
 //!   `Graph` and `Attrs` are `Send` but not `Sync` (they need external synchronization) and
 //!   are not `Clone` (a retained second handle could be mutated from another thread).
 //! * Graph [`Value`]s borrow their [`Graph`], so they cannot outlive it.
 //! * The engine ([`Context::compile`], [`CompiledModel`], [`Model`]) is `Send + Sync`:
 //!   many threads may execute one model at once.
+//! * [`Weights`] (a registry of named tensors from safetensors/GGUF files or memory) is
+//!   `Send + Sync`; adding to it takes `&mut self`, which is the synchronization the header
+//!   asks for.
+//!
+//! The compiler enforces these rules. A value does not outlive its graph:
+//!
+//! ```compile_fail,E0597
+//! # use max_c::*;
+//! let x = {
+//!     let g = Graph::new("g").unwrap();
+//!     g.add_input("x", DType::Float32, [2]).unwrap()
+//! };
+//! ```
+//!
+//! A graph is not shared between threads:
+//!
+//! ```compile_fail,E0277
+//! # use max_c::*;
+//! let g = Graph::new("g").unwrap();
+//! std::thread::scope(|s| { s.spawn(|| g.num_ops()); });
+//! ```
+//!
+//! A shared registry is read-only:
+//!
+//! ```compile_fail,E0596
+//! # use max_c::*;
+//! let w = Weights::new().unwrap();
+//! let shared = &w;
+//! shared.add_slice("a", &[1.0f32], &[1]).unwrap();
+//! ```
 //!
 //! Binaries that use this crate need libmax_c at run time; the tests of this crate get an
 //! rpath to the pkg-config libdir (see build.rs). A downstream crate can do the same with
 //! `DEP_MAX_C_LIBDIR`-style metadata or LD_LIBRARY_PATH.
+
+#![warn(missing_docs)]
 
 use max_c_sys as sys;
 use std::ffi::{CStr, CString};
@@ -27,7 +85,11 @@ use std::sync::OnceLock;
 pub use max_c_sys as ffi;
 
 mod engine;
+pub mod ops;
+mod weights;
 pub use engine::{CompileOptions, CompiledModel, Model, TensorSpec};
+pub use ops::{Conv2d, GeluApproximation, Index, Pool2d};
+pub use weights::{BlockParameters, QuantEncoding, WeightInfo, Weights};
 
 // ======================================================================================
 // Errors
@@ -36,7 +98,9 @@ pub use engine::{CompileOptions, CompiledModel, Model, TensorSpec};
 /// A failed call: the library's status code (`MAX_STATUS_*`, 1..16) and its message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
+    /// The status code, `MAX_STATUS_*` (1..=16; see [`Error::code_name`]).
     pub code: i32,
+    /// What was wrong, as the library (or the binding) worded it.
     pub message: String,
 }
 
@@ -59,6 +123,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Every fallible call of this crate returns this.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Turns a status into a `Result`, always releasing it.
@@ -119,21 +184,31 @@ pub fn check_abi() -> Result<()> {
     ABI.get_or_init(|| check(unsafe { sys::max_check_abi(sys::MAX_ABI_VERSION) })).clone()
 }
 
+/// The library's process-wide log level (messages go to stderr; the default is `Warning`,
+/// or what the environment variable MAX_C_LOG_LEVEL says).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i32)]
 pub enum LogLevel {
+    /// Nothing is printed.
     Off = 0,
+    /// Errors only.
     Error = 1,
+    /// Errors and warnings (the default).
     Warning = 2,
+    /// Also progress messages.
     Info = 3,
+    /// Also details for debugging.
     Debug = 4,
+    /// Everything.
     Trace = 5,
 }
 
+/// Sets the process-wide log level. Thread-safe.
 pub fn set_log_level(level: LogLevel) -> Result<()> {
     check(unsafe { sys::max_log_set_level(level as i32) })
 }
 
+/// The process-wide log level. Thread-safe.
 pub fn log_level() -> LogLevel {
     match unsafe { sys::max_log_level() } {
         0 => LogLevel::Off,
@@ -153,27 +228,46 @@ pub fn log_level() -> LogLevel {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum DType {
+    /// bool: one byte, 0 or 1.
     Bool = 1,
+    /// 4-bit float (e2m1, finite), packed two per byte.
     Float4E2m1fn = 64,
+    /// 8-bit float e4m3 (finite).
     Float8E4m3fn = 75,
+    /// 8-bit float e4m3 (finite, unsigned zero).
     Float8E4m3fnuz = 76,
+    /// 8-bit float e5m2.
     Float8E5m2 = 77,
+    /// 8-bit float e5m2 (finite, unsigned zero).
     Float8E5m2fnuz = 78,
+    /// IEEE half precision.
     Float16 = 79,
+    /// bfloat16.
     BFloat16 = 80,
+    /// IEEE single precision.
     Float32 = 81,
+    /// IEEE double precision.
     Float64 = 82,
+    /// 8-bit unsigned integer (also the storage of quantized weights).
     UInt8 = 134,
+    /// 8-bit signed integer.
     Int8 = 135,
+    /// 16-bit unsigned integer.
     UInt16 = 136,
+    /// 16-bit signed integer.
     Int16 = 137,
+    /// 32-bit unsigned integer.
     UInt32 = 138,
+    /// 32-bit signed integer.
     Int32 = 139,
+    /// 64-bit unsigned integer.
     UInt64 = 140,
+    /// 64-bit signed integer.
     Int64 = 141,
 }
 
 impl DType {
+    /// Every dtype, in the order of MAX's codes.
     pub const ALL: [DType; 18] = [
         DType::Bool, DType::Float4E2m1fn, DType::Float8E4m3fn, DType::Float8E4m3fnuz,
         DType::Float8E5m2, DType::Float8E5m2fnuz, DType::Float16, DType::BFloat16,
@@ -188,6 +282,7 @@ impl DType {
     fn from_raw_res(code: i32) -> Result<DType> {
         DType::from_raw(code).ok_or_else(|| Error::new(sys::MAX_STATUS_INTERNAL, format!("unknown dtype code {code} from the library")))
     }
+    /// MAX's code (`MAX_DTYPE_*`).
     pub fn raw(self) -> i32 {
         self as i32
     }
@@ -202,30 +297,39 @@ impl DType {
     pub fn name(self) -> &'static str {
         unsafe { static_str(sys::max_dtype_name(self as i32)) }
     }
+    /// Bits of one element (4 for `Float4E2m1fn`).
     pub fn size_in_bits(self) -> usize {
         unsafe { sys::max_dtype_size_in_bits(self as i32) as usize }
     }
+    /// Bytes of one element, sub-byte types rounded up.
     pub fn size_in_bytes(self) -> usize {
         unsafe { sys::max_dtype_size_in_bytes(self as i32) as usize }
     }
+    /// The alignment an element needs, in bytes.
     pub fn align(self) -> usize {
         unsafe { sys::max_dtype_align(self as i32) as usize }
     }
+    /// Whether this is a floating-point type (float8, half and wider).
     pub fn is_float(self) -> bool {
         unsafe { sys::max_dtype_is_float(self as i32) != 0 }
     }
+    /// Whether this is one of the 8-bit floats.
     pub fn is_float8(self) -> bool {
         unsafe { sys::max_dtype_is_float8(self as i32) != 0 }
     }
+    /// Whether this is `Float16` or `BFloat16`.
     pub fn is_half(self) -> bool {
         unsafe { sys::max_dtype_is_half(self as i32) != 0 }
     }
+    /// Whether this is an integer type (signed or not).
     pub fn is_integral(self) -> bool {
         unsafe { sys::max_dtype_is_integral(self as i32) != 0 }
     }
+    /// Whether this is a signed integer type.
     pub fn is_signed_integral(self) -> bool {
         unsafe { sys::max_dtype_is_signed_integral(self as i32) != 0 }
     }
+    /// Whether this is an unsigned integer type.
     pub fn is_unsigned_integral(self) -> bool {
         unsafe { sys::max_dtype_is_unsigned_integral(self as i32) != 0 }
     }
@@ -243,6 +347,7 @@ impl fmt::Display for DType {
 /// `DTYPE` must have exactly `size_of::<Self>()` bytes per element and every bit pattern the
 /// library may produce for it must be a valid `Self`.
 pub unsafe trait Element: Copy + 'static {
+    /// The MAX dtype of `Self`.
     const DTYPE: DType;
 }
 unsafe impl Element for f32 { const DTYPE: DType = DType::Float32; }
@@ -260,10 +365,14 @@ unsafe impl Element for u64 { const DTYPE: DType = DType::UInt64; }
 // Devices and context
 // ======================================================================================
 
+/// The kind of a [`Device`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceKind {
+    /// The host.
     Cpu,
+    /// An NVIDIA GPU.
     Cuda,
+    /// An AMD GPU.
     Hip,
 }
 
@@ -293,12 +402,18 @@ impl Device {
     pub fn accelerator() -> Result<Device> {
         Device::new(DeviceKind::Cuda, -1)
     }
+    /// The device of `kind` and `id` (devices are singletons per kind and id; for the CPU
+    /// id -1 and 0 both mean the host, for an accelerator -1 means the first one).
+    ///
+    /// Errors: NOT_FOUND when no such device exists; FAILED_PRECONDITION when the library's ABI
+    /// is too old.
     pub fn new(kind: DeviceKind, id: i32) -> Result<Device> {
         check_abi()?;
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_device_create(kind.raw(), id, &mut p) })?;
         Ok(Device { ptr: p })
     }
+    /// The device's kind.
     pub fn kind(&self) -> Result<DeviceKind> {
         let mut k = 0;
         check(unsafe { sys::max_device_kind(self.ptr, &mut k) })?;
@@ -308,6 +423,7 @@ impl Device {
             _ => DeviceKind::Cpu,
         })
     }
+    /// Zero-based index among devices of its kind; always 0 for the CPU.
     pub fn id(&self) -> Result<i32> {
         let mut v = 0;
         check(unsafe { sys::max_device_id(self.ptr, &mut v) })?;
@@ -325,14 +441,17 @@ impl Device {
         check(unsafe { sys::max_device_api(self.ptr, &mut s) })?;
         Ok(unsafe { owned_str(s) })
     }
+    /// Whether this is the host CPU.
     pub fn is_host(&self) -> Result<bool> {
         let mut v = 0;
         check(unsafe { sys::max_device_is_host(self.ptr, &mut v) })?;
         Ok(v != 0)
     }
+    /// Waits for every operation queued on the device.
     pub fn synchronize(&self) -> Result<()> {
         check(unsafe { sys::max_device_synchronize(self.ptr) })
     }
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_device_t {
         self.ptr
     }
@@ -396,11 +515,13 @@ impl Context {
         check(unsafe { sys::max_context_create(&opts, &mut p) })?;
         Ok(Context { ptr: p })
     }
+    /// Threads of the context's team.
     pub fn num_threads(&self) -> Result<i32> {
         let mut v = 0;
         check(unsafe { sys::max_context_num_threads(self.ptr, &mut v) })?;
         Ok(v)
     }
+    /// The devices the context may use (the CPU first).
     pub fn devices(&self) -> Result<Vec<Device>> {
         let mut n = 0usize;
         check(unsafe { sys::max_context_num_devices(self.ptr, &mut n) })?;
@@ -412,6 +533,7 @@ impl Context {
             })
             .collect()
     }
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_context_t {
         self.ptr
     }
@@ -458,6 +580,10 @@ impl Tensor {
     pub fn zeros(dtype: DType, shape: &[i64]) -> Result<Tensor> {
         Tensor::zeros_on(None, dtype, shape)
     }
+    /// A zero-filled contiguous tensor on `device` (`None`: the CPU).
+    ///
+    /// Errors: INVALID_ARGUMENT for a negative dim or a rank over 64; RESOURCE_EXHAUSTED when the
+    /// size overflows or memory runs out.
     pub fn zeros_on(device: Option<&Device>, dtype: DType, shape: &[i64]) -> Result<Tensor> {
         check_abi()?;
         let mut p = ptr::null_mut();
@@ -508,7 +634,7 @@ impl Tensor {
         if shape.iter().any(|&d| d < 0) || st.iter().any(|&s| s < 0) {
             return Err(bad("negative dims or strides".into()));
         }
-        if !shape.iter().any(|&d| d == 0) {
+        if !shape.contains(&0) {
             let mut last: i128 = 0;
             for (&d, &s) in shape.iter().zip(st) {
                 last += (d as i128 - 1) * s as i128;
@@ -533,16 +659,19 @@ impl Tensor {
         Ok(Tensor { ptr: p })
     }
 
+    /// The element type.
     pub fn dtype(&self) -> Result<DType> {
         let mut d = 0;
         check(unsafe { sys::max_tensor_dtype(self.ptr, &mut d) })?;
         DType::from_raw_res(d)
     }
+    /// The number of dims (0 for a scalar).
     pub fn rank(&self) -> Result<usize> {
         let mut r = 0;
         check(unsafe { sys::max_tensor_rank(self.ptr, &mut r) })?;
         Ok(r as usize)
     }
+    /// The dims (empty for a scalar).
     pub fn shape(&self) -> Result<Vec<i64>> {
         let r = self.rank()?;
         let mut d = ptr::null();
@@ -556,6 +685,7 @@ impl Tensor {
         check(unsafe { sys::max_tensor_strides(self.ptr, &mut s) })?;
         Ok(if r == 0 || s.is_null() { vec![] } else { unsafe { std::slice::from_raw_parts(s, r).to_vec() } })
     }
+    /// The number of elements (1 for a scalar).
     pub fn num_elements(&self) -> Result<i64> {
         let mut n = 0;
         check(unsafe { sys::max_tensor_num_elements(self.ptr, &mut n) })?;
@@ -567,16 +697,19 @@ impl Tensor {
         check(unsafe { sys::max_tensor_byte_size(self.ptr, &mut n) })?;
         Ok(n)
     }
+    /// The device holding the storage.
     pub fn device(&self) -> Result<Device> {
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_tensor_device(self.ptr, &mut p) })?;
         Ok(Device { ptr: p })
     }
+    /// Whether the elements are dense and row-major.
     pub fn is_contiguous(&self) -> Result<bool> {
         let mut v = 0;
         check(unsafe { sys::max_tensor_is_contiguous(self.ptr, &mut v) })?;
         Ok(v != 0)
     }
+    /// Whether writes through the library are refused (e.g. a view of a weights file).
     pub fn is_read_only(&self) -> Result<bool> {
         let mut v = 0;
         check(unsafe { sys::max_tensor_is_read_only(self.ptr, &mut v) })?;
@@ -607,6 +740,7 @@ impl Tensor {
     pub fn copy(&self) -> Result<Tensor> {
         self.copy_to(None)
     }
+    /// A deep contiguous copy on `device` (`None`: this tensor's device).
     pub fn copy_to(&self, device: Option<&Device>) -> Result<Tensor> {
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_tensor_copy(self.ptr, device.map_or(ptr::null_mut(), |d| d.ptr), &mut p) })?;
@@ -642,11 +776,13 @@ impl Tensor {
         }
         Ok(Tensor { ptr: p })
     }
+    /// The DLPack device of the storage (for `__dlpack_device__`-style protocols).
     pub fn dlpack_device(&self) -> Result<sys::DLDevice> {
         let mut d = sys::DLDevice { device_type: 0, device_id: 0 };
         check(unsafe { sys::max_tensor_dlpack_device(self.ptr, &mut d) })?;
         Ok(d)
     }
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_tensor_t {
         self.ptr
     }
@@ -693,9 +829,11 @@ impl DlPackTensor {
         std::mem::forget(self);
         p
     }
+    /// The raw struct, still owned by `self`.
     pub fn as_ptr(&self) -> *mut sys::DLManagedTensorVersioned {
         self.ptr
     }
+    /// The DLPack struct: version, flags and the `DLTensor` (data, device, dtype, shape, strides).
     pub fn managed(&self) -> &sys::DLManagedTensorVersioned {
         unsafe { &*self.ptr }
     }
@@ -719,28 +857,38 @@ pub struct TensorList {
 unsafe impl Send for TensorList {}
 
 impl TensorList {
+    /// An empty list.
     pub fn new() -> Result<TensorList> {
         check_abi()?;
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_tensor_list_create(&mut p) })?;
         Ok(TensorList { ptr: p })
     }
+    /// Appends a shared reference to `t`.
     pub fn push(&mut self, t: &Tensor) -> Result<()> {
         check(unsafe { sys::max_tensor_list_append(self.ptr, t.ptr) })
     }
+    /// The number of tensors.
     pub fn len(&self) -> Result<usize> {
         let mut n = 0;
         check(unsafe { sys::max_tensor_list_size(self.ptr, &mut n) })?;
         Ok(n)
     }
+    /// Whether the list has no tensors.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+    /// The `i`-th tensor (shared). OUT_OF_RANGE past the end.
     pub fn get(&self, i: usize) -> Result<Tensor> {
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_tensor_list_get(self.ptr, i, &mut p) })?;
         Ok(Tensor { ptr: p })
     }
+    /// Every tensor, in order (shared).
     pub fn to_vec(&self) -> Result<Vec<Tensor>> {
         (0..self.len()?).map(|i| self.get(i)).collect()
     }
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_tensor_list_t {
         self.ptr
     }
@@ -759,12 +907,14 @@ unsafe impl Send for Buffer {}
 unsafe impl Sync for Buffer {}
 
 impl Buffer {
+    /// A buffer holding a copy of `bytes`.
     pub fn new(bytes: &[u8]) -> Result<Buffer> {
         check_abi()?;
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_buffer_create(bytes.as_ptr() as *const c_void, bytes.len(), &mut p) })?;
         Ok(Buffer { ptr: p })
     }
+    /// The bytes (without the trailing NUL the library keeps after them).
     pub fn as_bytes(&self) -> &[u8] {
         unsafe {
             let mut d = ptr::null();
@@ -801,7 +951,9 @@ fn take_buffer(f: impl FnOnce(*mut *mut sys::max_buffer_t) -> *mut sys::max_stat
 /// A dimension: a static size or a symbolic expression ("batch", "seq * 2").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dim {
+    /// A known size.
     Static(i64),
+    /// A symbol ("batch") or an expression of symbols and integers ("seq * 2").
     Expr(String),
 }
 impl From<i64> for Dim {
@@ -855,10 +1007,13 @@ fn raw_dims<D: Into<Dim>>(dims: impl IntoIterator<Item = D>) -> Result<RawDims> 
 /// Where a graph value lives (MAX's DeviceRef).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceRef {
+    /// The host (id 0).
     Cpu(i32),
+    /// Accelerator `id`.
     Gpu(i32),
 }
 impl DeviceRef {
+    /// The host.
     pub const CPU: DeviceRef = DeviceRef::Cpu(0);
     fn raw(self) -> (i32, i32) {
         match self {
@@ -875,11 +1030,13 @@ pub struct Graph {
 }
 unsafe impl Send for Graph {}
 
-/// A value of a graph; borrows the graph, so it cannot outlive it.
+/// A value of a graph; borrows the graph, so it cannot outlive it. Values are owned by
+/// their graph (never released one by one) and are `Copy`. The typed op helpers
+/// (`x.matmul(&w)?.add(&b)?.relu()?`, see the `ops` module) add ops to the value's graph.
 #[derive(Clone, Copy)]
 pub struct Value<'g> {
     ptr: *mut sys::max_value_t,
-    _graph: PhantomData<&'g Graph>,
+    graph: &'g Graph,
 }
 
 impl Graph {
@@ -895,8 +1052,9 @@ impl Graph {
         Graph { ptr: p, _not_sync: PhantomData }
     }
     fn value(&self, p: *mut sys::max_value_t) -> Value<'_> {
-        Value { ptr: p, _graph: PhantomData }
+        Value { ptr: p, graph: self }
     }
+    /// The graph's name.
     pub fn name(&self) -> Result<String> {
         let mut s = ptr::null();
         check(unsafe { sys::max_graph_name(self.ptr, &mut s) })?;
@@ -906,6 +1064,9 @@ impl Graph {
     pub fn add_input<D: Into<Dim>>(&self, name: &str, dtype: DType, dims: impl IntoIterator<Item = D>) -> Result<Value<'_>> {
         self.add_input_on(name, dtype, dims, DeviceRef::CPU)
     }
+    /// Adds an input on `device`.
+    ///
+    /// Errors: ALREADY_EXISTS when the name is taken; INVALID_ARGUMENT for a bad dim expression.
     pub fn add_input_on<D: Into<Dim>>(&self, name: &str, dtype: DType, dims: impl IntoIterator<Item = D>, device: DeviceRef) -> Result<Value<'_>> {
         let c = cstring(name)?;
         let d = raw_dims(dims)?;
@@ -918,6 +1079,8 @@ impl Graph {
     pub fn add_weight<D: Into<Dim>>(&self, name: &str, dtype: DType, dims: impl IntoIterator<Item = D>) -> Result<Value<'_>> {
         self.add_weight_on(name, dtype, dims, DeviceRef::CPU)
     }
+    /// Declares the external weight `name` on `device`. The same name and type gives the same
+    /// value; another type is INVALID_ARGUMENT.
     pub fn add_weight_on<D: Into<Dim>>(&self, name: &str, dtype: DType, dims: impl IntoIterator<Item = D>, device: DeviceRef) -> Result<Value<'_>> {
         let c = cstring(name)?;
         let d = raw_dims(dims)?;
@@ -937,6 +1100,10 @@ impl Graph {
     pub fn add_op(&self, op: &str, inputs: &[&Value<'_>], attrs: &Attrs) -> Result<Vec<Value<'_>>> {
         self.add_op_version(op, 0, inputs, attrs)
     }
+    /// Adds version `version` of op `op` (0: the newest).
+    ///
+    /// Errors: NOT_FOUND for an unknown op; INVALID_ARGUMENT naming the op, the input and the
+    /// mismatch (also for a value of another graph, or the first failed setter of `attrs`).
     pub fn add_op_version(&self, op: &str, version: i32, inputs: &[&Value<'_>], attrs: &Attrs) -> Result<Vec<Value<'_>>> {
         if let Some(e) = &attrs.error {
             return Err(e.clone());
@@ -960,7 +1127,7 @@ impl Graph {
             }
         }
     }
-    /// Sets the outputs, named "output<i>".
+    /// Sets the outputs, named `output<i>`.
     pub fn set_outputs(&self, values: &[&Value<'_>]) -> Result<()> {
         let v: Vec<*mut sys::max_value_t> = values.iter().map(|v| v.ptr).collect();
         check(unsafe { sys::max_graph_set_outputs(self.ptr, v.as_ptr(), ptr::null(), v.len()) })
@@ -978,6 +1145,7 @@ impl Graph {
         check(unsafe { sys::max_graph_add_subgraph(self.ptr, subgraph.ptr, &mut i) })?;
         Ok(i)
     }
+    /// The inputs with their names, in order.
     pub fn inputs(&self) -> Result<Vec<(String, Value<'_>)>> {
         let mut n = 0;
         check(unsafe { sys::max_graph_num_inputs(self.ptr, &mut n) })?;
@@ -989,6 +1157,7 @@ impl Graph {
             })
             .collect()
     }
+    /// The outputs with their names, in order.
     pub fn outputs(&self) -> Result<Vec<(String, Value<'_>)>> {
         let mut n = 0;
         check(unsafe { sys::max_graph_num_outputs(self.ptr, &mut n) })?;
@@ -1000,6 +1169,7 @@ impl Graph {
             })
             .collect()
     }
+    /// The number of ops (constants and weights included).
     pub fn num_ops(&self) -> Result<usize> {
         let mut n = 0;
         check(unsafe { sys::max_graph_num_ops(self.ptr, &mut n) })?;
@@ -1020,10 +1190,15 @@ impl Graph {
         check(unsafe { sys::max_graph_deserialize(bytes.as_ptr() as *const c_void, bytes.len(), &mut p) })?;
         Ok(Graph::wrap(p))
     }
+    /// Writes the graph to a MAXG file (large constants go to its aligned data segment).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let c = path_cstring(path.as_ref())?;
         check(unsafe { sys::max_graph_save(self.ptr, c.as_ptr()) })
     }
+    /// Loads a MAXG file.
+    ///
+    /// Errors: NOT_FOUND for a missing file; DATA_LOSS for a truncated or corrupt one;
+    /// INVALID_ARGUMENT for a well-formed but invalid graph.
     pub fn load(path: impl AsRef<Path>) -> Result<Graph> {
         check_abi()?;
         let c = path_cstring(path.as_ref())?;
@@ -1039,6 +1214,7 @@ impl Graph {
     pub fn to_dot(&self) -> Result<String> {
         Ok(String::from_utf8_lossy(take_buffer(|p| unsafe { sys::max_graph_to_dot(self.ptr, p) })?.as_bytes()).into_owned())
     }
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_graph_t {
         self.ptr
     }
@@ -1072,11 +1248,13 @@ fn path_cstring(p: &Path) -> Result<CString> {
 }
 
 impl<'g> Value<'g> {
+    /// The element type.
     pub fn dtype(&self) -> Result<DType> {
         let mut d = 0;
         check(unsafe { sys::max_value_dtype(self.ptr, &mut d) })?;
         DType::from_raw_res(d)
     }
+    /// The number of dims (0 for a scalar).
     pub fn rank(&self) -> Result<usize> {
         let mut r = 0;
         check(unsafe { sys::max_value_rank(self.ptr, &mut r) })?;
@@ -1092,6 +1270,7 @@ impl<'g> Value<'g> {
             })
             .collect()
     }
+    /// Where the value lives.
     pub fn device(&self) -> Result<DeviceRef> {
         let (mut k, mut id) = (0, 0);
         check(unsafe { sys::max_value_device(self.ptr, &mut k, &mut id) })?;
@@ -1103,6 +1282,7 @@ impl<'g> Value<'g> {
         check(unsafe { sys::max_value_type_string(self.ptr, &mut s) })?;
         Ok(unsafe { if s.is_null() { "" } else { CStr::from_ptr(s).to_str().unwrap_or("") } })
     }
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_value_t {
         self.ptr
     }
@@ -1134,6 +1314,7 @@ impl Default for Attrs {
 }
 
 impl Attrs {
+    /// An empty attribute map (a failure to make one is reported by `Graph::add_op`).
     pub fn new() -> Attrs {
         let mut a = Attrs { ptr: ptr::null_mut(), error: None, _not_sync: PhantomData };
         match check_abi().and_then(|_| check(unsafe { sys::max_attrs_create(&mut a.ptr) })) {
@@ -1156,43 +1337,54 @@ impl Attrs {
         }
         self
     }
+    /// An integer attribute. Replaces an earlier value of the same name.
     pub fn int(self, name: &str, v: i64) -> Self {
         self.set(name, |a, n| unsafe { sys::max_attrs_set_int(a, n, v) })
     }
+    /// A float attribute. Replaces an earlier value of the same name.
     pub fn float(self, name: &str, v: f64) -> Self {
         self.set(name, |a, n| unsafe { sys::max_attrs_set_float(a, n, v) })
     }
+    /// A bool attribute. Replaces an earlier value of the same name.
     pub fn bool(self, name: &str, v: bool) -> Self {
         self.set(name, |a, n| unsafe { sys::max_attrs_set_bool(a, n, v as i32) })
     }
+    /// A string attribute (a NUL byte in it is reported by `Graph::add_op`). Replaces an earlier value of the same name.
     pub fn string(self, name: &str, v: &str) -> Self {
         match cstring(v) {
             Ok(c) => self.set(name, |a, n| unsafe { sys::max_attrs_set_string(a, n, c.as_ptr()) }),
             Err(e) => Attrs { error: Some(e), ..self },
         }
     }
+    /// A dtype attribute. Replaces an earlier value of the same name.
     pub fn dtype(self, name: &str, v: DType) -> Self {
         self.set(name, |a, n| unsafe { sys::max_attrs_set_dtype(a, n, v as i32) })
     }
+    /// An integer list attribute. Replaces an earlier value of the same name.
     pub fn ints(self, name: &str, v: &[i64]) -> Self {
         self.set(name, |a, n| unsafe { sys::max_attrs_set_ints(a, n, v.as_ptr(), v.len()) })
     }
+    /// A float list attribute. Replaces an earlier value of the same name.
     pub fn floats(self, name: &str, v: &[f64]) -> Self {
         self.set(name, |a, n| unsafe { sys::max_attrs_set_floats(a, n, v.as_ptr(), v.len()) })
     }
+    /// A list of dims (static or symbolic). Replaces an earlier value of the same name.
     pub fn dims<D: Into<Dim>>(self, name: &str, v: impl IntoIterator<Item = D>) -> Self {
         match raw_dims(v) {
             Ok(d) => self.set(name, |a, n| unsafe { sys::max_attrs_set_dims(a, n, d.dims.as_ptr(), d.dims.len()) }),
             Err(e) => Attrs { error: Some(e), ..self },
         }
     }
+    /// A subgraph attribute: the index from [`Graph::add_subgraph`]. Replaces an earlier value of the same name.
     pub fn graph(self, name: &str, subgraph_index: i64) -> Self {
         self.set(name, |a, n| unsafe { sys::max_attrs_set_graph(a, n, subgraph_index) })
     }
+    /// A device attribute. Replaces an earlier value of the same name.
     pub fn device(self, name: &str, v: DeviceRef) -> Self {
         let (k, id) = v.raw();
         self.set(name, |a, n| unsafe { sys::max_attrs_set_device(a, n, k, id) })
     }
+    /// The raw handle, still owned by `self` (do not release it), for calls into [`ffi`].
     pub fn as_ptr(&self) -> *mut sys::max_attrs_t {
         self.ptr
     }
@@ -1207,54 +1399,85 @@ impl Drop for Attrs {
 // Op registry
 // ======================================================================================
 
+/// How many values an op input takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputArity {
+    /// Exactly one.
     One,
+    /// Zero or one.
     Optional,
+    /// Any number (a list, e.g. `concat`'s values).
     Variadic,
 }
 
+/// The type of an op attribute (which [`Attrs`] setter it takes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttrKind {
+    /// [`Attrs::int`].
     Int,
+    /// [`Attrs::float`].
     Float,
+    /// [`Attrs::string`].
     String,
+    /// [`Attrs::dtype`].
     DType,
+    /// [`Attrs::ints`].
     Ints,
+    /// [`Attrs::floats`].
     Floats,
+    /// [`Attrs::dims`].
     Dims,
+    /// [`Attrs::graph`].
     Graph,
+    /// [`Attrs::bool`].
     Bool,
+    /// [`Attrs::device`].
     Device,
+    /// A kind newer than this binding (the library's code).
     Unknown(i32),
 }
 
+/// Whether an op attribute must be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttrPresence {
+    /// It must be set.
     Required,
+    /// It may be left out, which means something of its own (e.g. "no bound").
     Optional,
+    /// It may be left out for the registry's default.
     Defaulted,
 }
 
+/// One input of an op schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpInput {
+    /// The input's name in the schema ("lhs").
     pub name: String,
+    /// How many values it takes.
     pub arity: InputArity,
 }
 
+/// One attribute of an op schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpAttr {
+    /// The attribute's name ("axis").
     pub name: String,
+    /// Its type.
     pub kind: AttrKind,
+    /// Whether it must be given.
     pub presence: AttrPresence,
 }
 
 /// One registered (op, version) with its schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpSchema {
+    /// The op's name ("matmul").
     pub name: String,
+    /// Its version.
     pub version: i32,
+    /// Its inputs, in order.
     pub inputs: Vec<OpInput>,
+    /// Its attributes.
     pub attrs: Vec<OpAttr>,
 }
 
@@ -1332,6 +1555,7 @@ mod tests {
         assert_send_sync::<CompiledModel>();
         assert_send_sync::<Model>();
         assert_send_sync::<TensorSpec>();
+        assert_send_sync::<Weights>();
         assert_send::<Graph>();
         assert_send::<Attrs>();
     }

@@ -89,7 +89,8 @@ public final class CompiledModel extends NativeHandle {
 
   /**
    * Makes a model with {@code weights} bound by name (each declared weight exactly once, with its
-   * declared dtype and shape). Contiguous CPU tensors are used in place: the model holds its own
+   * declared dtype and shape, except the model file's own weights, such as ONNX initializers,
+   * which are bound unless given: an empty map binds them all). Contiguous CPU tensors are used in place: the model holds its own
    * reference, so they may be closed, but must not be written while the model lives. The caller
    * owns the model.
    *
@@ -100,10 +101,29 @@ public final class CompiledModel extends NativeHandle {
     return with("createModel", p -> {
       try (TensorArgs args = TensorArgs.named(weights, "CompiledModel.createModel")) {
         PointerByReference out = new PointerByReference();
-        Status.check(MaxLibrary.lib().max_model_create(p, args.names, args.handles, args.count(), out));
+        Status.check(MaxLibrary.lib().max_model_create(p, args.cNames(), args.cHandles(), args.count(), out));
         return new Model(out.getValue(), this);
       }
     });
+  }
+
+  /**
+   * Makes a model with each weight the graph declares taken by name from {@code weights} (else
+   * from the model file's own weights, such as ONNX initializers); tensors of the registry that
+   * the graph does not declare are ignored. The model keeps what it binds, so the registry may be
+   * closed afterwards. The caller owns the model.
+   *
+   * @throws MaxException NOT_FOUND naming a declared weight that neither has; INVALID_ARGUMENT a
+   *     dtype or shape that differs from the declaration
+   * @throws IllegalStateException when this or {@code weights} is closed
+   */
+  public Model createModel(Weights weights) {
+    Status.nonNull(weights, "CompiledModel.createModel: weights");
+    return with("createModel", p -> weights.read("CompiledModel.createModel", w -> {
+      PointerByReference out = new PointerByReference();
+      Status.check(MaxLibrary.lib().max_model_create_from_weights(p, w, out));
+      return new Model(out.getValue(), this);
+    }));
   }
 
   @Override

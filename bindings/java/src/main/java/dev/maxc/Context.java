@@ -125,11 +125,19 @@ public final class Context extends NativeHandle {
     }));
   }
 
+  /** Compiles a model file with default options. See {@link #compileFile(Path, CompileOptions)}. */
+  public CompiledModel compileFile(Path path) {
+    return compileFile(path, null);
+  }
+
   /**
-   * Compiles a MAXG file. The caller owns the result.
+   * Compiles a model file: a path ending in {@code .onnx} is imported as an ONNX model (opset 13
+   * or newer), whose initializers become the compiled model's own weights; anything else is read
+   * as a MAXG file (see {@link Graph#save}). The caller owns the result.
    *
-   * @throws MaxException NOT_FOUND for a missing file, DATA_LOSS for a corrupt one, and as
-   *     {@link #compile(Graph, CompileOptions)}
+   * @throws MaxException NOT_FOUND naming a missing file; DATA_LOSS or INVALID_ARGUMENT, with the
+   *     offset, for a corrupt one; UNIMPLEMENTED naming an ONNX node whose operator the importer
+   *     does not know; and as {@link #compile(Graph, CompileOptions)}
    */
   public CompiledModel compileFile(Path path, CompileOptions options) {
     MaxC.CompileOptions native_ = options == null ? null : options.toNative();
@@ -150,6 +158,32 @@ public final class Context extends NativeHandle {
   public Model load(Graph graph, Map<String, Tensor> weights) {
     try (CompiledModel compiled = compile(graph)) {
       return compiled.createModel(weights);
+    }
+  }
+
+  /**
+   * Compiles {@code graph} and binds each declared weight by name from {@code weights}. The
+   * caller owns the model.
+   *
+   * @throws MaxException as {@link #compile(Graph, CompileOptions)} and
+   *     {@link CompiledModel#createModel(Weights)}
+   */
+  public Model load(Graph graph, Weights weights) {
+    try (CompiledModel compiled = compile(graph)) {
+      return compiled.createModel(weights);
+    }
+  }
+
+  /**
+   * Compiles a model file that carries its weights (an ONNX model with initializers, or a MAXG
+   * file of constants) and binds them. The caller owns the model.
+   *
+   * @throws MaxException as {@link #compileFile(Path, CompileOptions)}; NOT_FOUND naming a
+   *     declared weight the file does not carry
+   */
+  public Model load(Path modelFile) {
+    try (CompiledModel compiled = compileFile(modelFile)) {
+      return compiled.createModel(Map.of());
     }
   }
 

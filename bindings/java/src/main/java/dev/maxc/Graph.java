@@ -141,6 +141,18 @@ public final class Graph extends NativeHandle {
    *     and the mismatch (also for a value of another graph)
    */
   public List<Value> addOp(String op, int version, List<Value> inputs, Attrs attrs) {
+    return addOp(op, version, inputs, attrs, false);
+  }
+
+  /**
+   * As {@link #addOp(String, List, Attrs)} for an op that must give exactly one output: one that
+   * gives more is refused before it is added.
+   */
+  Value addOp1(String op, List<Value> inputs, Attrs attrs) {
+    return addOp(op, 0, inputs, attrs, true).get(0);
+  }
+
+  private List<Value> addOp(String op, int version, List<Value> inputs, Attrs attrs, boolean single) {
     Pointer[] ins = new Pointer[inputs.size()];
     for (int i = 0; i < ins.length; i++) {
       Value v = inputs.get(i);
@@ -150,14 +162,14 @@ public final class Graph extends NativeHandle {
       ins[i] = v.peer();
     }
     return locked("addOp", g -> {
-      if (attrs == null) return addOpLocked(g, op, version, ins, null);
-      return attrs.locked("addOp", a -> addOpLocked(g, op, version, ins, a));
+      if (attrs == null) return addOpLocked(g, op, version, ins, null, single);
+      return attrs.locked("addOp", a -> addOpLocked(g, op, version, ins, a, single));
     });
   }
 
-  private List<Value> addOpLocked(Pointer g, String op, int version, Pointer[] ins, Pointer attrs) {
+  private List<Value> addOpLocked(Pointer g, String op, int version, Pointer[] ins, Pointer attrs, boolean single) {
     MaxC lib = MaxLibrary.lib();
-    int capacity = 4;
+    int capacity = single ? 1 : 4;
     for (;;) {
       try (Memory outs = new Memory((long) Native.POINTER_SIZE * capacity)) {
         SizeTByReference n = new SizeTByReference();
@@ -166,6 +178,7 @@ public final class Graph extends NativeHandle {
         // OUT_OF_RANGE with a larger count means "room for n outputs needed": nothing was added.
         if (status != null && lib.max_status_code(status) == MAX_STATUS_OUT_OF_RANGE && n.getValue() > capacity) {
           lib.max_status_release(status);
+          if (single) throw Status.invalid(op + " gives " + n.getValue() + " outputs, not 1; use the List form");
           capacity = (int) n.getValue();
           continue;
         }

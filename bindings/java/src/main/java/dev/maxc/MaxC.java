@@ -1,5 +1,6 @@
 package dev.maxc;
 
+import com.sun.jna.Callback;
 import com.sun.jna.Library;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
@@ -8,7 +9,7 @@ import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
- * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.2) as a JNA interface mapping:
+ * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.3) as a JNA interface mapping:
  * only the functions this binding wraps. Prefer the idiomatic classes ({@link Tensor},
  * {@link Graph}, {@link Model}, ...); use this only for what they do not cover, through
  * {@link MaxLibrary#raw()}, which loads and ABI-checks the library first.
@@ -29,7 +30,7 @@ public interface MaxC extends Library {
   /** {@code MAX_ABI_VERSION_MAJOR} of the header this binding was written against. */
   int ABI_VERSION_MAJOR = 1;
   /** {@code MAX_ABI_VERSION_MINOR} of the header this binding was written against. */
-  int ABI_VERSION_MINOR = 2;
+  int ABI_VERSION_MINOR = 3;
   /** {@code MAX_ABI_VERSION}: (major &lt;&lt; 16) | minor. */
   int ABI_VERSION = (ABI_VERSION_MAJOR << 16) | ABI_VERSION_MINOR;
 
@@ -59,6 +60,22 @@ public interface MaxC extends Library {
     public int enable_constant_folding;
     public long fold_limit_bytes;
     public long plan_cache_capacity;
+  }
+
+  /** {@code DLDevice}: a DLPack device type and id. */
+  @Structure.FieldOrder({"device_type", "device_id"})
+  class DLDevice extends Structure {
+    public int device_type;
+    public int device_id;
+  }
+
+  /**
+   * {@code max_release_fn}: called once, on any thread, when the library lets go of borrowed
+   * memory. An instance passed to C must stay strongly reachable until then (JNA frees the
+   * native trampoline of a collected callback).
+   */
+  interface ReleaseFn extends Callback {
+    void invoke(Pointer userData);
   }
 
   // ---- versions, status, logging ----
@@ -108,11 +125,14 @@ public interface MaxC extends Library {
   Pointer max_tensor_create(Pointer device, int dtype, long[] dims, int rank, PointerByReference outTensor);
   Pointer max_tensor_create_from_host(Pointer device, int dtype, long[] dims, int rank, Pointer data,
       SizeT numBytes, PointerByReference outTensor);
+  Pointer max_tensor_create_borrowed(int dtype, long[] dims, int rank, long[] strides, Pointer data, int readOnly,
+      ReleaseFn release, Pointer userData, PointerByReference outTensor);
   void max_tensor_retain(Pointer tensor);
   void max_tensor_release(Pointer tensor);
   Pointer max_tensor_dtype(Pointer tensor, IntByReference outDtype);
   Pointer max_tensor_rank(Pointer tensor, IntByReference outRank);
   Pointer max_tensor_dims(Pointer tensor, PointerByReference outDims);
+  Pointer max_tensor_strides(Pointer tensor, PointerByReference outStrides);
   Pointer max_tensor_num_elements(Pointer tensor, LongByReference outNumElements);
   Pointer max_tensor_byte_size(Pointer tensor, SizeTByReference outBytes);
   Pointer max_tensor_device(Pointer tensor, PointerByReference outDevice);
@@ -134,6 +154,9 @@ public interface MaxC extends Library {
   // ---- DLPack ----
   Pointer max_tensor_to_dlpack(Pointer tensor, PointerByReference outManaged);
   Pointer max_tensor_from_dlpack(Pointer managed, PointerByReference outTensor);
+  Pointer max_tensor_to_dlpack_unversioned(Pointer tensor, PointerByReference outManaged);
+  Pointer max_tensor_from_dlpack_unversioned(Pointer managed, PointerByReference outTensor);
+  Pointer max_tensor_dlpack_device(Pointer tensor, DLDevice outDevice);
 
   // ---- graphs ----
   Pointer max_graph_create(String name, PointerByReference outGraph);
@@ -218,4 +241,21 @@ public interface MaxC extends Library {
   Pointer max_model_execute_named(Pointer model, String[] names, Pointer[] inputs, SizeT numInputs,
       PointerByReference outOutputs);
   Pointer max_model_reload(Pointer model, String[] weightNames, Pointer[] weights, SizeT numWeights);
+
+  // ---- weights and quantization (ABI 1.3) ----
+  String max_quant_encoding_name(int encoding);
+  Pointer max_quant_encoding_block(int encoding, IntByReference outElementsPerBlock, IntByReference outBlockBytes);
+  Pointer max_weights_create(PointerByReference outWeights);
+  void max_weights_release(Pointer weights);
+  Pointer max_weights_add_file(Pointer weights, String path);
+  Pointer max_weights_add_tensor(Pointer weights, String name, Pointer tensor, int encoding);
+  Pointer max_weights_count(Pointer weights, SizeTByReference outCount);
+  Pointer max_weights_name(Pointer weights, SizeT index, PointerByReference outName);
+  Pointer max_weights_info(Pointer weights, String name, IntByReference outDtype, IntByReference outRank,
+      PointerByReference outDims, IntByReference outEncoding);
+  Pointer max_weights_tensor(Pointer weights, String name, PointerByReference outTensor);
+  Pointer max_weights_save_gguf(Pointer weights, String path, String name);
+  Pointer max_tensor_quantize(Pointer tensor, int encoding, PointerByReference outTensor);
+  Pointer max_model_create_from_weights(Pointer compiled, Pointer weights, PointerByReference outModel);
+  Pointer max_model_reload_from_weights(Pointer model, Pointer weights);
 }

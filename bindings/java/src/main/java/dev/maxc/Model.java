@@ -66,7 +66,7 @@ public final class Model extends NativeHandle {
     return with("execute", p -> {
       try (TensorArgs args = TensorArgs.of(inputs, "Model.execute")) {
         PointerByReference out = new PointerByReference();
-        Status.check(MaxLibrary.lib().max_model_execute(p, args.handles, args.count(), out));
+        Status.check(MaxLibrary.lib().max_model_execute(p, args.cHandles(), args.count(), out));
         return TensorArgs.takeList(out.getValue());
       }
     });
@@ -82,7 +82,7 @@ public final class Model extends NativeHandle {
     return with("execute", p -> {
       try (TensorArgs args = TensorArgs.named(inputs, "Model.execute")) {
         PointerByReference out = new PointerByReference();
-        Status.check(MaxLibrary.lib().max_model_execute_named(p, args.names, args.handles, args.count(), out));
+        Status.check(MaxLibrary.lib().max_model_execute_named(p, args.cNames(), args.cHandles(), args.count(), out));
         return TensorArgs.takeList(out.getValue());
       }
     });
@@ -97,10 +97,27 @@ public final class Model extends NativeHandle {
   public void reload(Map<String, Tensor> weights) {
     with("reload", p -> {
       try (TensorArgs args = TensorArgs.named(weights, "Model.reload")) {
-        Status.check(MaxLibrary.lib().max_model_reload(p, args.names, args.handles, args.count()));
+        Status.check(MaxLibrary.lib().max_model_reload(p, args.cNames(), args.cHandles(), args.count()));
         return null;
       }
     });
+  }
+
+  /**
+   * Swaps in every declared weight that {@code weights} has, without recompiling; the others
+   * stay. All or nothing: when a check fails nothing changes. Calls already running finish with
+   * the old weights.
+   *
+   * @throws MaxException INVALID_ARGUMENT naming a weight whose dtype or shape differs from its
+   *     declaration
+   * @throws IllegalStateException when this or {@code weights} is closed
+   */
+  public void reload(Weights weights) {
+    Status.nonNull(weights, "Model.reload: weights");
+    with("reload", p -> weights.read("Model.reload", w -> {
+      Status.check(MaxLibrary.lib().max_model_reload_from_weights(p, w));
+      return null;
+    }));
   }
 
   @Override

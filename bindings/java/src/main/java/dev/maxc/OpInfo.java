@@ -5,6 +5,8 @@ import com.sun.jna.ptr.PointerByReference;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One entry of the library's op registry: name, version, inputs and attributes, for checking
@@ -51,6 +53,19 @@ public final class OpInfo {
       out.add(get(Status.string(name.getValue()), version.getValue()));
     }
     return Collections.unmodifiableList(out);
+  }
+
+  private static final Map<String, OpInfo> CACHE = new ConcurrentHashMap<>();
+
+  /** As {@link #get}, remembered: the registry never changes while the library is loaded. */
+  static OpInfo cached(String name, int version) {
+    String key = name + "@" + version;
+    OpInfo info = CACHE.get(key);
+    if (info == null) {
+      info = get(name, version); // throws NOT_FOUND before anything is cached
+      CACHE.put(key, info);
+    }
+    return info;
   }
 
   /**
@@ -101,6 +116,14 @@ public final class OpInfo {
   /** The attributes in registry order. */
   public List<Attr> attrs() {
     return attrs;
+  }
+
+  /** The attribute {@code name}, or null when the op has none of that name. */
+  public Attr attr(String name) {
+    for (Attr a : attrs) {
+      if (a.name().equals(name)) return a;
+    }
+    return null;
   }
 
   @Override

@@ -43,6 +43,15 @@ final class Status {
     return new MaxException(StatusCode.INVALID_ARGUMENT, message);
   }
 
+  /**
+   * {@code value}, or an INVALID_ARGUMENT naming {@code what} ("Weights.addFile: path") when it is
+   * null, as the library answers a NULL argument.
+   */
+  static <T> T nonNull(T value, String what) {
+    if (value == null) throw invalid(what + " is null");
+    return value;
+  }
+
   /** A string the library returned through an out-parameter, copied (NULL gives null). */
   static String string(Pointer p) {
     return p == null ? null : p.getString(0, StandardCharsets.UTF_8.name());

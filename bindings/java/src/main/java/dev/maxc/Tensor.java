@@ -9,12 +9,15 @@ import com.sun.jna.ptr.PointerByReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A tensor (MAX's driver Tensor): storage on a device plus dtype, shape and strides. Data goes
- * in by copy (from Java arrays or ByteBuffers) and comes out by copy ({@code to*Array},
- * {@link #toByteBuffer()}), in row-major order and the platform's byte order; a strided view is
- * packed on the way out.
+ * in by copy (from Java arrays or ByteBuffers) or, for direct ByteBuffers, by borrowing their
+ * memory ({@link #borrow}); it comes out by copy ({@code to*Array}, {@link #toByteBuffer()}), in
+ * row-major order and the platform's byte order; a strided view is packed on the way out.
  *
  * <p>Each {@code Tensor} object owns one reference, dropped by {@link #close()} or the Cleaner.
  * Thread-safe: any thread may read a tensor; writing its contents ({@link #copyFrom}) while
@@ -151,6 +154,75 @@ public final class Tensor extends NativeHandle {
     return new Tensor(out.getValue());
   }
 
+  // ---- borrowing caller memory ----
+
+  /** Direct buffers lent to the library, by loan id, kept reachable until it lets go. */
+  private static final Map<Long, ByteBuffer> LENT = new ConcurrentHashMap<>();
+  private static final AtomicLong NEXT_LOAN = new AtomicLong(1);
+  /** The one release callback; static, so JNA never frees it while C may still call it. */
+  private static final MaxC.ReleaseFn GIVE_BACK = new GiveBack();
+
+  /** Ends a loan; the library calls it once per borrowed tensor, on any thread. */
+  private static final class GiveBack implements MaxC.ReleaseFn {
+    @Override
+    public void invoke(Pointer loanId) {
+      LENT.remove(Pointer.nativeValue(loanId));
+    }
+  }
+
+  /** How many buffers the library still borrows (for tests: it drops as tensors go). */
+  static int lentBuffers() {
+    return LENT.size();
+  }
+
+  /**
+   * A CPU tensor over a direct buffer's memory, without copying: row-major elements of
+   * {@code dtype} from the buffer's position, in the platform's byte order. See
+   * {@link #borrow(DType, ByteBuffer, long[], long[])}.
+   */
+  public static Tensor borrow(DType dtype, ByteBuffer data, long... shape) {
+    return borrow(dtype, data, shape, null);
+  }
+
+  /**
+   * A CPU tensor over a direct buffer's memory, without copying: element {@code (i0, i1, ...)}
+   * is at byte {@code position + (base + i0*strides[0] + ...) * elementSize}, strides counted in
+   * elements (DLPack's convention; null means row-major), where {@code base} makes the lowest
+   * element the one at the position (0 unless a stride is negative). Every element must lie
+   * before the buffer's limit. A read-only buffer gives a read-only tensor.
+   *
+   * <p>The binding keeps the buffer reachable until the library lets go of its memory: when the
+   * last view of the tensor goes (close, the Cleaner, or a model or registry that used it as a
+   * weight going away). Writing to the buffer while the tensor or a model using it may read it is
+   * a data race; use {@link #fromBuffer} for a copy instead. The buffer's position is not changed.
+   *
+   * @throws MaxException INVALID_ARGUMENT for a heap buffer (the GC may move it), a negative dim,
+   *     strides of another length than the shape, strides for a sub-byte dtype, or a view that
+   *     reaches past the limit (naming the sizes)
+   */
+  public static Tensor borrow(DType dtype, ByteBuffer data, long[] shape, long[] strides) {
+    Status.nonNull(dtype, "Tensor.borrow: dtype");
+    Status.nonNull(shape, "Tensor.borrow: shape");
+    if (!Status.nonNull(data, "Tensor.borrow: data").isDirect()) {
+      throw Status.invalid("Tensor.borrow: the buffer must be direct (a heap buffer may move; fromBuffer copies one)");
+    }
+    long[] offsets = Borrowing.extent(dtype, shape, strides, data.remaining());
+    if (offsets == null) return zeros(dtype, shape); // no elements: nothing to borrow
+    Pointer at = Native.getDirectBufferPointer(data).share(data.position() + offsets[0]);
+    long loan = NEXT_LOAN.getAndIncrement();
+    LENT.put(loan, data);
+    PointerByReference out = new PointerByReference();
+    try {
+      Status.check(MaxLibrary.lib().max_tensor_create_borrowed(dtype.code(), dimsOrNull(shape), shape.length,
+          strides == null || strides.length == 0 ? null : strides, at, data.isReadOnly() ? 1 : 0, GIVE_BACK,
+          new Pointer(loan), out));
+    } catch (RuntimeException e) {
+      LENT.remove(loan); // on failure the library never calls release
+      throw e;
+    }
+    return new Tensor(out.getValue());
+  }
+
   private interface Fill {
     void into(Memory m);
   }
@@ -224,6 +296,22 @@ public final class Tensor extends NativeHandle {
       PointerByReference dims = new PointerByReference();
       Status.check(MaxLibrary.lib().max_tensor_dims(p, dims));
       return dims.getValue().getLongArray(0, rank.getValue());
+    });
+  }
+
+  /**
+   * The strides in elements, a new array ({} for a scalar).
+   *
+   * @throws IllegalStateException when closed
+   */
+  public long[] strides() {
+    return with("strides", p -> {
+      IntByReference rank = new IntByReference();
+      Status.check(MaxLibrary.lib().max_tensor_rank(p, rank));
+      if (rank.getValue() == 0) return new long[0];
+      PointerByReference strides = new PointerByReference();
+      Status.check(MaxLibrary.lib().max_tensor_strides(p, strides));
+      return strides.getValue().getLongArray(0, rank.getValue());
     });
   }
 
@@ -490,7 +578,70 @@ public final class Tensor extends NativeHandle {
     });
   }
 
+  /**
+   * This float32 CPU tensor {@code [..., k]} quantized into a new uint8 tensor {@code [...,
+   * row_bytes]} of {@code encoding}, each block's scales fitted by least squares: what the graph
+   * ops {@code qmatmul} and {@code dequantize} read. A slow conversion step, not an inference
+   * kernel. The caller owns the result.
+   *
+   * @throws MaxException INVALID_ARGUMENT for another dtype, a scalar, NONE, or k not a whole
+   *     number of blocks; FAILED_PRECONDITION for device memory
+   */
+  public Tensor quantize(QuantEncoding encoding) {
+    Status.nonNull(encoding, "Tensor.quantize: encoding");
+    return with("quantize", p -> {
+      PointerByReference out = new PointerByReference();
+      Status.check(MaxLibrary.lib().max_tensor_quantize(p, encoding.code(), out));
+      return new Tensor(out.getValue());
+    });
+  }
+
   // ---- DLPack ----
+
+  /**
+   * The tensor's DLPack device, as {@code __dlpack_device__} gives it.
+   *
+   * @throws IllegalStateException when closed
+   */
+  public DLPack.Device dlpackDevice() {
+    return with("dlpackDevice", p -> {
+      MaxC.DLDevice out = new MaxC.DLDevice();
+      Status.check(MaxLibrary.lib().max_tensor_dlpack_device(p, out));
+      out.read();
+      return new DLPack.Device(out.device_type, out.device_id);
+    });
+  }
+
+  /**
+   * Exports the tensor as an unversioned {@code DLManagedTensor*} (DLPack before 1.0, for older
+   * consumers), sharing its memory. Ownership as {@link #toDLPack()}: call its deleter once
+   * ({@link DLPack#deleteUnversioned}) or hand it to a consumer. A read-only tensor cannot say so
+   * in this struct; prefer {@link #toDLPack()} for DLPack 1.x consumers.
+   *
+   * @throws IllegalStateException when closed
+   */
+  public Pointer toDLPackUnversioned() {
+    return with("toDLPackUnversioned", p -> {
+      PointerByReference out = new PointerByReference();
+      Status.check(MaxLibrary.lib().max_tensor_to_dlpack_unversioned(p, out));
+      return out.getValue();
+    });
+  }
+
+  /**
+   * Imports a producer's unversioned {@code DLManagedTensor*} without copying, with
+   * {@link #fromDLPack}'s ownership rules: on success the tensor owns the struct; on failure it
+   * stays the caller's.
+   *
+   * @throws MaxException INVALID_ARGUMENT for null; INVALID_ARGUMENT / UNIMPLEMENTED naming an
+   *     unsupported device, dtype or lanes
+   */
+  public static Tensor fromDLPackUnversioned(Pointer managed) {
+    if (managed == null) throw Status.invalid("Tensor.fromDLPackUnversioned: the struct pointer is null");
+    PointerByReference out = new PointerByReference();
+    Status.check(MaxLibrary.lib().max_tensor_from_dlpack_unversioned(managed, out));
+    return new Tensor(out.getValue());
+  }
 
   /**
    * Exports the tensor as a {@code DLManagedTensorVersioned*} (DLPack 1.x) sharing its memory, for
@@ -515,6 +666,7 @@ public final class Tensor extends NativeHandle {
    * @throws MaxException INVALID_ARGUMENT / UNIMPLEMENTED naming an unsupported version, device or dtype
    */
   public static Tensor fromDLPack(Pointer managed) {
+    if (managed == null) throw Status.invalid("Tensor.fromDLPack: the struct pointer is null");
     PointerByReference out = new PointerByReference();
     Status.check(MaxLibrary.lib().max_tensor_from_dlpack(managed, out));
     return new Tensor(out.getValue());

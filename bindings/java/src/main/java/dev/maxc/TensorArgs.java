@@ -58,6 +58,16 @@ final class TensorArgs implements AutoCloseable {
     return new SizeT(handles.length);
   }
 
+  /** The names for C: null when there are none (JNA cannot pass an empty array). */
+  String[] cNames() {
+    return names == null || names.length == 0 ? null : names;
+  }
+
+  /** The handles for C: null when there are none (JNA cannot pass an empty array). */
+  Pointer[] cHandles() {
+    return handles.length == 0 ? null : handles;
+  }
+
   @Override
   public void close() {
     for (int i = 0; i < held; i++) tensors.get(i).release();

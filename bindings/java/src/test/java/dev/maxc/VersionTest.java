@@ -15,8 +15,8 @@ class VersionTest {
     int header = MaxLibrary.headerAbiVersion();
     assertEquals(header >>> 16, lib >>> 16, "major");
     assertTrue((lib & 0xFFFF) >= (header & 0xFFFF), "library " + MaxLibrary.formatVersion(lib) + " is older");
-    assertEquals((1 << 16) | 2, header);
-    assertEquals("1.2", MaxLibrary.formatVersion(header));
+    assertEquals((1 << 16) | 3, header); // the weights API of ABI 1.3 is bound
+    assertEquals("1.3", MaxLibrary.formatVersion(header));
     assertTrue(MaxLibrary.versionString().matches("\\d+\\.\\d+\\.\\d+.*"), MaxLibrary.versionString());
     assertFalse(MaxLibrary.origin().isEmpty());
   }
@@ -40,6 +40,11 @@ class VersionTest {
     assertEquals(8 + 4 + 4 + 8 + 8, new MaxC.CompileOptions().size());
     assertEquals(8 + 8 + 8 + 4 + 4, new MaxC.ContextOptions().size());
     assertEquals(16, new MaxC.MaxDim().size());
+    assertEquals(8, new MaxC.DLDevice().size());
+    // DLTensor: data, device, ndim + dtype, shape, strides, byte_offset.
+    assertEquals(8 + 8 + 4 + 4 + 8 + 8 + 8, new DLPack.DLTensor().size());
+    assertEquals(48 + 8 + 8, new DLPack.ManagedTensor().size());
+    assertEquals(8 + 8 + 8 + 8 + 48, new DLPack.ManagedTensorVersioned().size());
     assertThrows(IllegalArgumentException.class, () -> new SizeT(-1));
   }
 

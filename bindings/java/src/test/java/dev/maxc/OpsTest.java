@@ -1,0 +1,114 @@
+package dev.maxc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Every registered op is callable; typed helpers and attribute conversion compute real results. */
+class OpsTest {
+  @Test
+  void everyRegisteredOpIsReachable() {
+    List<OpInfo> all = OpInfo.all();
+    assertTrue(all.size() >= 50, all.size() + " ops");
+    try (Graph g = new Graph("all")) {
+      for (OpInfo op : all) {
+        // Without inputs or attributes every op is refused by its own checks (never NOT_FOUND),
+        // which name it; the graph stays empty.
+        MaxException e = assertThrows(MaxException.class, () -> Ops.call(g, op.name(), List.of(), Map.of()), op.name());
+        assertNotEquals(StatusCode.NOT_FOUND, e.code(), e.getMessage());
+        assertTrue(e.getMessage().contains(op.name()), e.getMessage());
+      }
+      assertEquals(0, g.numOps());
+    }
+    MaxException unknown = assertThrows(MaxException.class, () -> Ops.call("no_such_op", Map.of(), (Value) null));
+    assertEquals(StatusCode.NOT_FOUND, unknown.code());
+    assertTrue(unknown.getMessage().contains("no_such_op"), unknown.getMessage());
+  }
+
+  @Test
+  void attributesAreCheckedByName() {
+    try (Graph g = new Graph("attrs")) {
+      Value x = g.addInput("x", DType.FLOAT32, 2, 3);
+      long before = g.numOps();
+      MaxException unknown = assertThrows(MaxException.class, () -> Ops.call1("softmax", Map.of("axes", 1L), x));
+      assertEquals(StatusCode.INVALID_ARGUMENT, unknown.code());
+      assertTrue(unknown.getMessage().contains("'axes'") && unknown.getMessage().contains("axis"), unknown.getMessage());
+      MaxException kind = assertThrows(MaxException.class, () -> Ops.call1("softmax", Map.of("axis", "last"), x));
+      assertTrue(kind.getMessage().contains("'axis' (int)") && kind.getMessage().contains("String"), kind.getMessage());
+      MaxException split = assertThrows(MaxException.class, () -> Ops.call1("split", Map.of("split_sizes", new Object[] {1, 1}), x));
+      assertTrue(split.getMessage().contains("2 outputs, not 1"), split.getMessage());
+      Map<String, Object> nulls = new HashMap<>();
+      nulls.put("axis", null); // null keeps the default (the last axis)
+      assertEquals(List.of(Dim.of(2), Dim.of(3)), Ops.call1("softmax", nulls, x).shape());
+      assertEquals(before + 1, g.numOps(), "only the softmax was added");
+    }
+  }
+
+  /** Runs a graph of one input x = in [2, 3] and the given outputs. */
+  static List<float[]> run(Graph g, float[] in) {
+    try (Context ctx = Context.create(1); CompiledModel cm = ctx.compile(g); Model m = cm.createModel(Map.of());
+        Tensor x = Tensor.of(in, 2, 3)) {
+      List<Tensor> out = m.execute(x);
+      List<float[]> values = new ArrayList<>();
+      for (Tensor t : out) {
+        values.add(t.dtype() == DType.FLOAT32 ? t.toFloatArray() : toFloats(t.toLongArray()));
+        t.close();
+      }
+      return values;
+    }
+  }
+
+  static float[] toFloats(long[] a) {
+    float[] f = new float[a.length];
+    for (int i = 0; i < a.length; i++) f[i] = a[i];
+    return f;
+  }
+
+  @Test
+  void typedHelpersCompute() {
+    float[] in = {1, 5, 2, -1, -3, 0};
+    try (Graph g = new Graph("families")) {
+      Value x = g.addInput("x", DType.FLOAT32, 2, 3);
+      g.output(
+          Ops.sum(x, 1),
+          Ops.argmax(x, -1),
+          Ops.reshape(Ops.transpose(x, 0, 1), 6),
+          Ops.concat(0, x, Ops.negate(x)),
+          Ops.clamp(Ops.abs(x), 0.5, 2),
+          Ops.where(Ops.greater(x, Ops.mul(x, x)), x, Ops.maximum(x, Ops.sqrt(Ops.abs(x)))),
+          Ops.topK(x, 2, -1).get(0),
+          Ops.permute(Ops.unsqueeze(x, 0), 2, 1, 0),
+          Ops.call1("cumsum", Map.of("axis", 1L, "reverse", true), x),
+          Ops.softmax(x, -1));
+      List<float[]> out = run(g, in);
+      assertArrayEquals(new float[] {8, -4}, out.get(0));
+      assertArrayEquals(new float[] {1, 2}, out.get(1));
+      assertArrayEquals(new float[] {1, -1, 5, -3, 2, 0}, out.get(2));
+      EngineTest.assertClose(new float[] {1, 5, 2, -1, -3, 0, -1, -5, -2, 1, 3, 0}, out.get(3)); // -0 == 0
+      assertArrayEquals(new float[] {1, 2, 2, 1, 2, 0.5f}, out.get(4));
+      float[] expected = new float[6];
+      for (int i = 0; i < 6; i++) {
+        float v = in[i];
+        expected[i] = v > v * v ? v : Math.max(v, (float) Math.sqrt(Math.abs(v)));
+      }
+      EngineTest.assertClose(expected, out.get(5));
+      assertArrayEquals(new float[] {5, 2, 0, -1}, out.get(6));
+      assertArrayEquals(new float[] {1, -1, 5, -3, 2, 0}, out.get(7)); // [3, 2, 1]: the transpose
+      assertArrayEquals(new float[] {8, 7, 2, -4, -3, 0}, out.get(8));
+      float[] soft = out.get(9);
+      for (int r = 0; r < 2; r++) {
+        double total = 0;
+        for (int c = 0; c < 3; c++) total += Math.exp(in[3 * r + c]);
+        for (int c = 0; c < 3; c++) assertEquals(Math.exp(in[3 * r + c]) / total, soft[3 * r + c], 1e-6);
+      }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+//! The typed op helpers: together they add every op of the registry, results of a graph
+//! built with them match values computed here, and bad calls are errors naming the op.
+use max_c::*;
+use std::collections::BTreeSet;
+
+/// The op names a graph's text shows (`%3 = matmul(%0, %1) : ...`).
+fn ops_in(graph: &Graph) -> BTreeSet<String> {
+    let text = graph.to_text().unwrap();
+    text.lines()
+        .filter_map(|l| l.split_once(" = ").map(|(_, rest)| rest))
+        .filter_map(|rest| rest.split_once('(').map(|(name, _)| name.trim().to_string()))
+        .collect()
+}
+
+/// Elementwise, reductions, shapes, indexing and normalization on x, y: float32 [2, 4].
+fn build_dense(g: &Graph) -> Result<()> {
+    let x = g.add_input("x", DType::Float32, [2, 4])?;
+    let y = g.add_input("y", DType::Float32, [2, 4])?;
+    let mut out = vec![
+        x.abs()?, x.acos()?, x.atanh()?, x.cos()?, x.erf()?, x.exp()?, x.floor()?, x.log()?,
+        x.log1p()?, x.negate()?, x.relu()?, x.round()?, x.rsqrt()?, x.sigmoid()?, x.silu()?,
+        x.sin()?, x.sqrt()?, x.tanh()?, x.trunc()?, x.as_interleaved_complex()?,
+        x.gelu(GeluApproximation::Tanh)?,
+    ];
+    let (nan, inf) = (x.is_nan()?, x.is_inf()?);
+    out.extend([nan.logical_not()?, nan.logical_and(&inf)?, nan.logical_or(&inf)?, nan.logical_xor(&inf)?]);
+    for f in [Value::add, Value::sub, Value::mul, Value::div, Value::modulo, Value::pow, Value::maximum, Value::minimum] {
+        out.push(f(&x, &y)?);
+    }
+    for f in [Value::equal, Value::not_equal, Value::greater, Value::greater_equal, Value::less, Value::less_equal] {
+        out.push(f(&x, &y)?);
+    }
+    out.extend([x.matmul(&y.transpose(0, 1)?)?, x.outer(&y)?, x.greater(&y)?.select(&x, &y)?]);
+    out.extend([x.argmax(1)?, x.argmin(1)?, x.max(1)?, x.min(0)?, x.mean(1)?, x.sum(-1)?]);
+    out.extend([x.cumsum(1, true, false)?, x.softmax(-1)?, x.logsoftmax(-1)?, x.flatten(0, 1)?.argsort(true)?]);
+    out.push(x.top_k(2, -1)?.1);
+    let four = g.constant(&[1.0f32, 0.5, 2.0, 1.5], &[4])?;
+    let zero = g.constant(&[0.0f32; 4], &[4])?;
+    out.extend([x.layer_norm(&four, &zero, 1e-5)?, x.rms_norm(&four, 1e-6)?]);
+    out.extend([x.band_part(Some(0), None, false)?, x.clamp(Some(-0.5), Some(0.5))?, x.cast(DType::Int32)?]);
+    out.extend([x.reshape([4, 2])?, x.unsqueeze(0)?.squeeze(0)?, x.permute(&[1, 0])?, x.broadcast_to([3, 2, 4])?]);
+    out.extend([x.tile([2, 1])?, x.pad(&[0, 0, 1, 1], 0.0)?, x.rebind([2, 4], "x is 2x4")?]);
+    out.extend(x.split([1, 3], 1)?);
+    out.extend(x.chunk(2, 1)?);
+    out.push(x.repeat_interleave(2, Some(1))?);
+    let counts = g.constant(&[1i64, 0, 2, 1], &[4])?;
+    out.push(x.repeat_interleave_tensor(&counts, Some(1), "r")?);
+    let shape = g.shape_to_tensor([2, 4])?;
+    out.push(x.broadcast_to_tensor(&shape, [2, 4])?);
+    out.push(x.slice(&[Index::At(1), Index::Range { start: Some(1), stop: None, step: 2 }])?);
+    let rows = g.constant(&[1i64, 0], &[2])?;
+    out.extend([x.gather(&rows, 0)?, x.gather_nd(&g.constant(&[1i64], &[1, 1])?, 0)?]);
+    let cols = g.constant(&[3i64, 0], &[2, 1])?;
+    out.push(x.scatter(&g.constant(&[9.0f32, 8.0], &[2, 1])?, &cols, 1)?);
+    out.push(x.scatter_nd(&g.constant(&[7.0f32; 4], &[1, 4])?, &g.constant(&[0i64], &[1, 1])?)?);
+    out.extend([g.concat(&[&x, &y], 0)?, g.stack(&[&x, &y], 0)?]);
+    let (start, stop, step) = (g.scalar(0i64)?, g.scalar(6i64)?, g.scalar(2i64)?);
+    out.push(g.range(&start, &stop, &step, Some(Dim::Static(3)))?);
+    out.push(g.constant_external("w", DType::Float32, [4])?);
+    let refs: Vec<&Value> = out.iter().collect();
+    g.set_outputs(&refs)
+}
+
+/// Convolution, pooling and the quantized ops.
+fn build_image_and_quantized(g: &Graph) -> Result<()> {
+    let img = g.add_input("img", DType::Float32, [1, 4, 4, 2])?;
+    let filter = g.add_weight("filter", DType::Float32, [3, 3, 2, 3])?;
+    let bias = g.add_weight("bias", DType::Float32, [3])?;
+    let conv = img.conv2d(&filter, Some(&bias), &Conv2d { padding: Some([1, 1, 1, 1]), ..Conv2d::default() })?;
+    let plain = img.conv2d(&filter, None, &Conv2d::default())?;
+    let avg = img.avg_pool2d(&Pool2d { count_boundary: Some(false), ..Pool2d::new([2, 2]) })?;
+    let max = img.max_pool2d(&Pool2d { stride: Some([2, 2]), ..Pool2d::new([2, 2]) })?;
+    let enc = QuantEncoding::Q4_0;
+    let q = g.add_weight("q", DType::UInt8, [2, enc.row_bytes(32)?])?;
+    let lhs = g.add_input("lhs", DType::Float32, [1, 32])?;
+    g.set_outputs(&[&conv, &plain, &avg, &max, &q.dequantize(enc)?, &lhs.qmatmul(&q, enc)?])
+}
+
+#[test]
+fn helpers_add_every_registered_op() {
+    let (dense, image) = (Graph::new("dense").unwrap(), Graph::new("image").unwrap());
+    build_dense(&dense).unwrap();
+    build_image_and_quantized(&image).unwrap();
+    dense.verify().unwrap();
+    image.verify().unwrap();
+    let added: BTreeSet<String> = ops_in(&dense).union(&ops_in(&image)).cloned().collect();
+    let registered: BTreeSet<String> = ops().unwrap().into_iter().map(|(name, _)| name).collect();
+    let missing: Vec<&String> = registered.difference(&added).collect();
+    assert!(missing.is_empty(), "registered ops without a typed helper: {missing:?}");
+    assert!(registered.len() >= 87, "{} ops registered", registered.len());
+}
+
+const X: [f32; 8] = [0.5, -1.0, 2.0, 0.25, -0.75, 1.5, 0.0, 3.0];
+const Y: [f32; 8] = [1.0, -2.0, 0.5, 0.25, 2.0, 1.0, -1.0, 0.0];
+
+fn close(got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() <= 1e-5 * (1.0 + w.abs()), "{got:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn helper_results_match_values_computed_here() {
+    let g = Graph::new("typed").unwrap();
+    {
+        let x = g.add_input("x", DType::Float32, [Dim::from("rows"), Dim::from(4)]).unwrap();
+        let y = g.add_input("y", DType::Float32, [Dim::from("rows"), Dim::from(4)]).unwrap();
+        let softmax = x.softmax(-1).unwrap();
+        let bigger = x.greater(&y).unwrap().select(&x, &y).unwrap();
+        let (top, top_idx) = x.top_k(2, -1).unwrap();
+        let row_sums = g.concat(&[&x, &y], 1).unwrap().sum(1).unwrap();
+        let cols = x.slice(&[Index::Full, Index::Range { start: Some(1), stop: Some(4), step: 2 }]).unwrap();
+        let picked = x.gather(&g.constant(&[3i64, 0], &[2]).unwrap(), 1).unwrap();
+        let gram = x.matmul(&y.transpose(0, 1).unwrap()).unwrap();
+        let scaled = x.mul(&g.scalar(2.0f32).unwrap()).unwrap().cumsum(1, false, false).unwrap();
+        let last_row = x.slice(&[Index::At(-1), Index::NewAxis, Index::range(1, 3)]).unwrap();
+        g.set_named_outputs(&[
+            ("softmax", &softmax), ("bigger", &bigger), ("top", &top), ("top_idx", &top_idx),
+            ("row_sums", &row_sums), ("cols", &cols), ("picked", &picked), ("gram", &gram),
+            ("scaled", &scaled), ("last_row", &last_row),
+        ])
+        .unwrap();
+    }
+    let model = Context::new(1).unwrap().compile(&g, &CompileOptions::default()).unwrap().init(&[]).unwrap();
+    let xt = Tensor::from_slice(&X, &[2, 4]).unwrap();
+    let yt = Tensor::from_slice(&Y, &[2, 4]).unwrap();
+    let out = model.execute(&[&xt, &yt]).unwrap();
+    let f = |i: usize| out[i].to_vec::<f32>().unwrap();
+    let rows: Vec<&[f32]> = X.chunks(4).collect();
+
+    let softmax: Vec<f32> = rows
+        .iter()
+        .flat_map(|r| {
+            let m = r.iter().cloned().fold(f32::MIN, f32::max);
+            let s: f32 = r.iter().map(|v| (v - m).exp()).sum();
+            r.iter().map(move |v| (v - m).exp() / s)
+        })
+        .collect();
+    close(&f(0), &softmax);
+    close(&f(1), &X.iter().zip(&Y).map(|(a, b)| if a > b { *a } else { *b }).collect::<Vec<_>>());
+    close(&f(2), &[2.0, 0.5, 3.0, 1.5]);
+    assert_eq!(out[3].to_vec::<i64>().unwrap(), vec![2, 0, 3, 1]);
+    let sums: Vec<f32> = (0..2).map(|r| X[r * 4..r * 4 + 4].iter().chain(&Y[r * 4..r * 4 + 4]).sum()).collect();
+    close(&f(4), &sums);
+    assert_eq!(out[4].shape().unwrap(), vec![2, 1], "a reduction keeps its axis");
+    close(&f(5), &[-1.0, 0.25, 1.5, 3.0]);
+    close(&f(6), &[0.25, 0.5, 3.0, -0.75]);
+    let gram: Vec<f32> = (0..2).flat_map(|i| (0..2).map(move |j| (0..4).map(|k| X[i * 4 + k] * Y[j * 4 + k]).sum())).collect();
+    close(&f(7), &gram);
+    let scaled: Vec<f32> = rows.iter().flat_map(|r| r.iter().scan(0.0, |acc, v| { *acc += 2.0 * v; Some(*acc) })).collect();
+    close(&f(8), &scaled);
+    assert_eq!(out[9].shape().unwrap(), vec![1, 2]);
+    close(&f(9), &X[5..7]);
+}
+
+#[test]
+fn helper_errors_name_the_op_and_keep_the_graph() {
+    let g = Graph::new("errors").unwrap();
+    let x = g.add_input("x", DType::Float32, [2, 4]).unwrap();
+    let w = g.add_weight("w", DType::Float32, [3, 5]).unwrap();
+    let ops_before = g.num_ops().unwrap();
+    let e = x.matmul(&w).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert!(e.message.contains("matmul"), "{e}");
+    let e = x.reshape([3, 3]).unwrap_err();
+    assert!(e.message.contains("reshape"), "{e}");
+    let e = x.logical_and(&x).unwrap_err();
+    assert!(e.message.contains("logical_and"), "{e}");
+    let e = x.max_pool2d(&Pool2d { count_boundary: Some(true), ..Pool2d::new([1, 1]) }).unwrap_err();
+    assert!(e.message.contains("count_boundary"), "{e}");
+    let e = g.concat(&[], 0).unwrap_err();
+    assert!(e.message.contains("concat"), "{e}");
+    let e = g.constant(&[1.0f32; 3], &[2, 2]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert_eq!(g.num_ops().unwrap(), ops_before, "failed helpers add nothing");
+
+    // Values of two graphs do not mix.
+    let other = Graph::new("other").unwrap();
+    let z = other.add_input("z", DType::Float32, [2, 4]).unwrap();
+    let e = x.add(&z).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert!(e.message.contains("other"), "{e}");
+    assert_eq!(z.graph().name().unwrap(), "other");
+}
