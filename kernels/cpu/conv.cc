@@ -6,6 +6,8 @@
 #include "kernels/cpu/conv_direct.h"
 #include "kernels/cpu/dnnl_convert.h"
 #include "kernels/cpu/dnnl_engine.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd.h"
 
 namespace maxc::cpu {
 namespace {
@@ -22,14 +24,18 @@ bool is_pointwise(const Conv2dShape& s) {
 // kernel that reads it as stored loses (see conv_dnnl.h).
 constexpr int64_t kPlainFilterPixels = 128;
 
-bool prefers_plain_filter(const Conv2dShape& s, const void* constant_filter) {
-  return !constant_filter && s.batch * s.out_h * s.out_w < kPlainFilterPixels;
+bool prefers_plain_filter(const Conv2dShape& s, const void* constant_filter, bool packable_filter) {
+  return !constant_filter && !packable_filter && s.batch * s.out_h * s.out_w < kPlainFilterPixels;
 }
 
 }  // namespace
 
-Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* constant_filter)
-    : s_(s), dtype_(dtype), has_bias_(has_bias) {
+Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* constant_filter, bool packable_filter,
+               const ConvEpilogue& epilogue)
+    : s_(s), dtype_(dtype), has_bias_(has_bias), epilogue_(epilogue) {
+  if (epilogue.any() && dtype != DType::kFloat32)
+    fail(Code::kUnimplemented, "conv2d: a fused epilogue on ", dtype_name(dtype) ? dtype_name(dtype) : "?",
+         " (float32 only)");
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !is_half(dtype))
     fail(Code::kUnimplemented, "conv2d: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
   if (s.out_elements() == 0) {
@@ -53,7 +59,7 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   try {
     const void* filter = is_half(dtype) ? nullptr : constant_filter;
     dnnl_ = std::make_unique<DnnlConv2d>(s, dnnl_data_type(dtype), has_bias, dtype == DType::kFloat32, filter,
-                                         prefers_plain_filter(s, filter));
+                                         prefers_plain_filter(s, filter, packable_filter), epilogue);
     path_ = Path::kDnnl;
     dnnl_at_ = scratch_.add(dnnl_->scratch_bytes());
     return;
@@ -65,7 +71,7 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
     }
   }
   dnnl_ = std::make_unique<DnnlConv2d>(s, dnnl::memory::data_type::f32, has_bias, true, nullptr,
-                                       prefers_plain_filter(s, nullptr));
+                                       prefers_plain_filter(s, nullptr, false));
   path_ = Path::kDnnlWidened;
   plan_widened();
   dnnl_at_ = scratch_.add(dnnl_->scratch_bytes());
@@ -90,12 +96,22 @@ std::string Conv2d::implementation() const {
   return "?";
 }
 
-void Conv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch) const {
+void Conv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed,
+                 const float* scale, const float* shift) const {
+  run_path(x, filter, bias, out, scratch, filter_packed, scale, shift);
+  const bool applied = path_ == Path::kDnnl && dnnl_->epilogue_applied();
+  if (epilogue_.any() && !applied && path_ != Path::kEmpty)
+    apply_conv_epilogue(s_, epilogue_, scale, shift, static_cast<float*>(out));
+}
+
+void Conv2d::run_path(const void* x, const void* filter, const void* bias, void* out, void* scratch,
+                      bool filter_packed, const float* scale, const float* shift) const {
   const void* b = has_bias_ ? bias : nullptr;
   switch (path_) {
     case Path::kEmpty: return;
     case Path::kMatmul: return matmul_->run(x, filter, b, out, scratch);
-    case Path::kDnnl: return dnnl_->run(x, filter, b, out, ScratchLayout::at<void>(scratch, dnnl_at_));
+    case Path::kDnnl:
+      return dnnl_->run(x, filter, b, out, ScratchLayout::at<void>(scratch, dnnl_at_), filter_packed, scale, shift);
     case Path::kDnnlWidened: return run_widened(x, filter, b, out, scratch);
     case Path::kDirect:
       if (is_half(dtype_)) return run_widened(x, filter, b, out, scratch);
@@ -105,6 +121,36 @@ void Conv2d::run(const void* x, const void* filter, const void* bias, void* out,
       return conv2d_direct(s_, static_cast<const float*>(x), static_cast<const float*>(filter),
                            static_cast<const float*>(b), static_cast<float*>(out));
   }
+}
+
+namespace {
+
+// out = max(out * scale + shift, 0 when relu), over n values that share one channel (NCHW) or
+// over one pixel's channels (NHWC): scale and shift are then per-value arrays.
+MAXC_SIMD_CLONES void affine_span(float* out, int64_t n, const float* scale, int64_t scale_step, const float* shift,
+                                  int64_t shift_step, bool relu) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = out[i] * scale[i * scale_step] + shift[i * shift_step];
+    out[i] = relu && v < 0.f ? 0.f : v;
+  }
+}
+
+}  // namespace
+
+void apply_conv_epilogue(const Conv2dShape& s, const ConvEpilogue& e, const float* scale, const float* shift,
+                         float* out) {
+  const int64_t pixels = s.out_h * s.out_w, c = s.out_c;
+  // Absent operands read as ones and zeros.
+  const std::vector<float> ones(e.scale ? 0 : static_cast<size_t>(c), 1.f), zeros(e.shift ? 0 : static_cast<size_t>(c), 0.f);
+  const float* sc = e.scale ? scale : ones.data();
+  const float* sh = e.shift ? shift : zeros.data();
+  parallel_for(s.batch * (s.channels_first ? c : pixels), s.channels_first ? pixels : c, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      if (s.channels_first) affine_span(out + r * pixels, pixels, sc + r % c, 0, sh + r % c, 0, e.relu);
+      else affine_span(out + r * c, c, sc, 1, sh, 1, e.relu);
+    }
+  });
 }
 
 void Conv2d::run_widened(const void* x, const void* filter, const void* bias, void* out, void* scratch) const {

@@ -20,23 +20,39 @@ namespace maxc::cpu {
 class Conv2d {
  public:
   // UNIMPLEMENTED for dtypes no kernel handles. `constant_filter` may be null.
-  Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* constant_filter);
+  // `packable_filter`: the caller will pack a non-constant filter once, through
+  // pack_filter(), if filter_needs_packing() (a bound weight), rather than have each call
+  // reorder it.
+  // `epilogue` (float32 only) is applied by every path: as oneDNN post-ops where it can.
+  Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* constant_filter, bool packable_filter = false,
+         const ConvEpilogue& epilogue = {});
 
   uint64_t scratch_bytes() const { return scratch_.size(); }
   // "onednn:<impl>", "onednn-f32:<impl>", "matmul/<matmul's>", "direct" or "empty".
   std::string implementation() const;
 
-  void run(const void* x, const void* filter, const void* bias, void* out, void* scratch) const;
+  // The filter layout run() wants with `filter_packed` (see DnnlConv2d).
+  bool filter_needs_packing() const { return path_ == Path::kDnnl && dnnl_->filter_needs_packing(); }
+  uint64_t packed_filter_bytes() const { return dnnl_->packed_filter_bytes(); }
+  std::string filter_layout() const { return dnnl_->filter_layout(); }
+  void pack_filter(const void* filter, void* packed) const { dnnl_->pack_filter(filter, packed); }
+
+  // scale and shift: the epilogue's per-channel operands, out_c floats each, when it has them.
+  void run(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed = false,
+           const float* scale = nullptr, const float* shift = nullptr) const;
 
  private:
   enum class Path { kEmpty, kDnnl, kDnnlWidened, kDirect, kMatmul };
 
   void plan_widened();
+  void run_path(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed,
+                const float* scale, const float* shift) const;
   void run_widened(const void* x, const void* filter, const void* bias, void* out, void* scratch) const;
 
   Conv2dShape s_;
   DType dtype_;
   bool has_bias_;
+  ConvEpilogue epilogue_;
   Path path_ = Path::kDirect;
   std::unique_ptr<DnnlConv2d> dnnl_;
   std::unique_ptr<Matmul> matmul_;

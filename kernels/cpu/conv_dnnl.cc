@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/str_cat.h"
 #include "kernels/cpu/dnnl_engine.h"
 #include "kernels/cpu/dnnl_scratch.h"
 
@@ -37,50 +38,101 @@ dnnl::memory::desc any_filter_desc(const Conv2dShape& s, dnnl::memory::data_type
   return dnnl::memory::desc(d, type, tag::any);
 }
 
+// NCHW with a spatial kernel: oneDNN's direct kernel wants channel-blocked activations (see
+// the header).
+bool wants_blocked_activations(const Conv2dShape& s) {
+  const bool pointwise = s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1;
+  return s.channels_first && s.groups == 1 && !pointwise;
+}
+
+bool is_reference(const dnnl::convolution_forward::primitive_desc& pd) {
+  return std::string(pd.impl_info_str()).find("ref") != std::string::npos;
+}
+
+dnnl::memory::desc any_like(const dnnl::memory::desc& d) {
+  return dnnl::memory::desc(d.dims(), d.data_type(), tag::any);
+}
+
 }  // namespace
 
+// The epilogue as post-ops: binary mul and add by [1, C, 1, 1], then eltwise relu.
+dnnl::post_ops post_ops_of(const ConvEpilogue& e, const dnnl::memory::desc& channel) {
+  dnnl::post_ops ops;
+  if (e.scale) ops.append_binary(dnnl::algorithm::binary_mul, channel);
+  if (e.shift) ops.append_binary(dnnl::algorithm::binary_add, channel);
+  if (e.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  return ops;
+}
+
 DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool has_bias, bool allow_reference,
-                       const void* constant_filter, bool prefer_plain_filter)
-    : has_bias_(has_bias) {
+                       const void* constant_filter, bool prefer_plain_filter, const ConvEpilogue& epilogue)
+    : has_bias_(has_bias), epilogue_(epilogue) {
   try {
     const tag act_tag = s.channels_first ? tag::nchw : tag::nhwc;
-    src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, act_tag);
-    dst_ = dnnl::memory::desc({s.batch, s.out_c, s.out_h, s.out_w}, type, act_tag);
+    user_src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, act_tag);
+    user_dst_ = dnnl::memory::desc({s.batch, s.out_c, s.out_h, s.out_w}, type, act_tag);
     user_weights_ = user_filter_desc(s, type);
     bias_ = dnnl::memory::desc({s.out_c}, type, tag::x);
     const dims strides{s.stride_h, s.stride_w}, dilates{s.dilation_h - 1, s.dilation_w - 1};
     const dims pad_l{s.pad_top, s.pad_left}, pad_r{s.pad_bottom, s.pad_right};
     const auto kind = dnnl::prop_kind::forward_inference;
     const auto algo = dnnl::algorithm::convolution_direct;
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    auto make_pd = [&](const dnnl::memory::desc& weights) {
-      auto desc = has_bias ? dnnl::convolution_forward::desc(kind, algo, src_, weights, bias_, dst_, strides, dilates,
-                                                             pad_l, pad_r)
-                           : dnnl::convolution_forward::desc(kind, algo, src_, weights, dst_, strides, dilates,
-                                                             pad_l, pad_r);
-      return dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
+    // Attributes are handles: each primitive gets its own object.
+    auto user_scratchpad = [] {
+      dnnl::primitive_attr a;
+      a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      return a;
     };
-    dnnl::convolution_forward::primitive_desc pd;
-    if (prefer_plain_filter) {
+    const dnnl::primitive_attr attr = user_scratchpad();  // of the reorders
+    channel_desc_ = dnnl::memory::desc({1, s.out_c, 1, 1}, dnnl::memory::data_type::f32, tag::nchw);
+    dnnl::primitive_attr conv_attr = user_scratchpad();
+    const bool fuse = epilogue.any() && type == dnnl::memory::data_type::f32;
+    if (fuse) conv_attr.set_post_ops(post_ops_of(epilogue, channel_desc_));
+    auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
+                       const dnnl::memory::desc& dst) -> dnnl::convolution_forward::primitive_desc {
       try {
-        pd = make_pd(user_weights_);
-        if (std::string(pd.impl_info_str()).find("ref") != std::string::npos) pd = {};
+        auto desc = has_bias ? dnnl::convolution_forward::desc(kind, algo, src, weights, bias_, dst, strides, dilates,
+                                                               pad_l, pad_r)
+                             : dnnl::convolution_forward::desc(kind, algo, src, weights, dst, strides, dilates,
+                                                               pad_l, pad_r);
+        return dnnl::convolution_forward::primitive_desc(desc, conv_attr, dnnl_engine());
       } catch (const dnnl::error&) {
-        // No kernel reads the filter as stored: reorder it after all.
+        return {};  // no kernel for these layouts: the caller tries the next
       }
+    };
+    auto choose = [&]() -> dnnl::convolution_forward::primitive_desc {
+      dnnl::convolution_forward::primitive_desc pd;
+      if (prefer_plain_filter) {
+        pd = make_pd(user_src_, user_weights_, user_dst_);
+        if (pd && is_reference(pd)) pd = {};
+      }
+      if (!pd && wants_blocked_activations(s)) {
+        pd = make_pd(any_like(user_src_), any_filter_desc(s, type), any_like(user_dst_));
+        if (pd && is_reference(pd)) pd = {};
+      }
+      return pd ? pd : make_pd(user_src_, any_filter_desc(s, type), user_dst_);
+    };
+    dnnl::convolution_forward::primitive_desc pd = choose();
+    // Only the direct kernels apply post-ops in registers; the reference and the im2col + gemm
+    // ones run them as a slow separate pass, slower than the caller's loop.
+    if (fuse && (!pd || is_reference(pd) || std::string(pd.impl_info_str()).find("gemm") != std::string::npos)) {
+      conv_attr = user_scratchpad();
+      pd = choose();
     }
-    if (!pd) pd = make_pd(any_filter_desc(s, type));
+    post_ops_ = conv_attr.get_post_ops().len();
+    if (!pd) fail(Code::kUnimplemented, "oneDNN has no convolution for this shape and type");
     implementation_ = pd.impl_info_str();
     if (!allow_reference && implementation_.find("ref") != std::string::npos)
       fail(Code::kUnimplemented, "oneDNN has only its reference convolution (", implementation_,
            ") for this type here");
+    src_ = pd.src_desc();
+    dst_ = pd.dst_desc();
     weights_ = pd.weights_desc();
     scratchpad_ = pd.scratchpad_desc();
     primitive_ = dnnl::convolution_forward(pd);
-    needs_reorder_ = weights_ != user_weights_;
     ScratchLayout layout;
     layout.add(scratchpad_.get_size());
+    needs_reorder_ = weights_ != user_weights_;
     if (needs_reorder_) {
       dnnl::reorder::primitive_desc reorder_pd(dnnl_engine(), user_weights_, dnnl_engine(), weights_, attr);
       reorder_scratchpad_ = reorder_pd.scratchpad_desc();
@@ -89,9 +141,46 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
       if (constant_filter) pack_constant_filter(constant_filter);
       else filter_at_ = layout.add(weights_.get_size());
     }
+    src_blocked_ = src_ != user_src_;
+    if (src_blocked_) {
+      dnnl::reorder::primitive_desc r(dnnl_engine(), user_src_, dnnl_engine(), src_, attr);
+      src_reorder_pad_ = r.scratchpad_desc();
+      src_reorder_ = dnnl::reorder(r);
+      src_pad_at_ = layout.add(src_reorder_pad_.get_size());
+      src_at_ = layout.add(src_.get_size());
+    }
+    dst_blocked_ = dst_ != user_dst_;
+    if (dst_blocked_) {
+      dnnl::reorder::primitive_desc r(dnnl_engine(), dst_, dnnl_engine(), user_dst_, attr);
+      dst_reorder_pad_ = r.scratchpad_desc();
+      dst_reorder_ = dnnl::reorder(r);
+      dst_pad_at_ = layout.add(dst_reorder_pad_.get_size());
+      dst_at_ = layout.add(dst_.get_size());
+    }
     scratch_bytes_ = layout.size();
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kUnimplemented, "creating a oneDNN convolution", err);
+  }
+}
+
+// The blocked layout in full (padded dims, strides, inner blocks): two convolutions that
+// share a filter share its packed copy only when they read the same layout.
+std::string DnnlConv2d::filter_layout() const {
+  const dnnl_memory_desc_t& d = weights_.data;
+  const auto& b = d.format_desc.blocking;
+  std::string key = "onednn filter";
+  for (int i = 0; i < d.ndims; ++i) key += str_cat(" ", d.padded_dims[i], ":", b.strides[i]);
+  for (int i = 0; i < b.inner_nblks; ++i) key += str_cat(" ", b.inner_idxs[i], "x", b.inner_blks[i]);
+  return key;
+}
+
+void DnnlConv2d::pack_filter(const void* filter, void* packed) const {
+  std::vector<uint8_t> pad(reorder_scratchpad_.get_size());
+  try {
+    reorder(reorder_, reorder_scratchpad_, dnnl::memory(user_weights_, dnnl_engine(), const_cast<void*>(filter)),
+            dnnl::memory(weights_, dnnl_engine(), packed), pad.data());
+  } catch (const dnnl::error& err) {
+    fail_dnnl(Code::kInternal, "packing a convolution filter", err);
   }
 }
 
@@ -100,42 +189,59 @@ void DnnlConv2d::pack_constant_filter(const void* filter) {
   void* packed = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
   if (!packed) fail(Code::kResourceExhausted, "packing a convolution filter of ", bytes, " bytes");
   packed_filter_ = std::shared_ptr<void>(packed, std::free);
-  dnnl::memory from(user_weights_, dnnl_engine(), const_cast<void*>(filter));
-  dnnl::memory to(weights_, dnnl_engine(), packed);
-  std::vector<uint8_t> pad(reorder_scratchpad_.get_size());
-  reorder(from, to, pad.data());
+  pack_filter(filter, packed);
 }
 
-void DnnlConv2d::reorder(const dnnl::memory& from, const dnnl::memory& to, void* scratchpad) const {
+void DnnlConv2d::reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory& from,
+                         const dnnl::memory& to, void* scratchpad) const {
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-  if (reorder_scratchpad_.get_size() > 0)
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(reorder_scratchpad_, dnnl_engine(), scratchpad));
+  if (pad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(pad, dnnl_engine(), scratchpad));
   dnnl::stream& stream = dnnl_stream();
-  reorder_.execute(stream, args);
+  r.execute(stream, args);
   stream.wait();
 }
 
-void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch) const {
+void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch,
+                     bool filter_packed, const float* scale, const float* shift) const {
   try {
     const dnnl::engine& engine = dnnl_engine();
     dnnl::stream& stream = dnnl_stream();
     void* weights = const_cast<void*>(filter);
     if (packed_filter_) {
       weights = packed_filter_.get();
-    } else if (needs_reorder_) {
+    } else if (needs_reorder_ && !filter_packed) {
       weights = ScratchLayout::at<void>(scratch, filter_at_);
-      reorder(dnnl::memory(user_weights_, engine, const_cast<void*>(filter)), dnnl::memory(weights_, engine, weights),
-              ScratchLayout::at<void>(scratch, reorder_pad_at_));
+      reorder(reorder_, reorder_scratchpad_, dnnl::memory(user_weights_, engine, const_cast<void*>(filter)),
+              dnnl::memory(weights_, engine, weights), ScratchLayout::at<void>(scratch, reorder_pad_at_));
     }
+    void* src = const_cast<void*>(x);
+    if (src_blocked_) {
+      src = ScratchLayout::at<void>(scratch, src_at_);
+      reorder(src_reorder_, src_reorder_pad_, dnnl::memory(user_src_, engine, const_cast<void*>(x)),
+              dnnl::memory(src_, engine, src), ScratchLayout::at<void>(scratch, src_pad_at_));
+    }
+    void* dst = dst_blocked_ ? ScratchLayout::at<void>(scratch, dst_at_) : out;
     std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnnl::memory(src_, engine, const_cast<void*>(x))},
+        {DNNL_ARG_SRC, dnnl::memory(src_, engine, src)},
         {DNNL_ARG_WEIGHTS, dnnl::memory(weights_, engine, weights)},
-        {DNNL_ARG_DST, dnnl::memory(dst_, engine, out)},
+        {DNNL_ARG_DST, dnnl::memory(dst_, engine, dst)},
     };
     if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_, engine, const_cast<void*>(bias)));
     if (scratchpad_.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_, engine, scratch));
+    if (post_ops_ > 0) {
+      int index = 0;
+      for (const float* operand : {epilogue_.scale ? scale : nullptr, epilogue_.shift ? shift : nullptr}) {
+        if (!operand) continue;
+        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                     dnnl::memory(channel_desc_, engine, const_cast<float*>(operand)));
+        ++index;
+      }
+    }
     primitive_.execute(stream, args);
     stream.wait();
+    if (dst_blocked_)
+      reorder(dst_reorder_, dst_reorder_pad_, dnnl::memory(dst_, engine, dst), dnnl::memory(user_dst_, engine, out),
+              ScratchLayout::at<void>(scratch, dst_pad_at_));
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "running a oneDNN convolution (" + implementation_ + ")", err);
   }

@@ -1,12 +1,19 @@
-// A oneDNN convolution for one Conv2dShape. The activations stay in the caller's layout
-// (NHWC or NCHW); the filter is described in its RSCF or FCRS layout and, when oneDNN's
-// kernel wants a blocked one, reordered into scratch on each call, or once at creation when
-// the filter is a compile-time constant. Safe to run from several threads at once.
+// A oneDNN convolution for one Conv2dShape. The filter is described in its RSCF or FCRS
+// layout; when oneDNN's kernel wants a blocked one it is reordered once: at creation for a
+// compile-time constant, by the caller through pack_filter() for a bound weight (the
+// engine's prepack: once per weight, not per call), else into scratch on each call.
+// Safe to run from several threads at once.
 //
-// A reorder on each call costs about as much as a convolution over ~100 output pixels
-// (measured on the AVX2 dev machine: 1.7 ms for a 3x3x512x512 filter, against 3.0 ms for
-// the 7x7 convolution itself), so `prefer_plain_filter` asks for a kernel that reads the
-// filter as stored (oneDNN's im2col + gemm) where one exists.
+// Activations stay in the caller's layout, except that for NCHW and a spatial kernel (3x3,
+// 7x7, strided) oneDNN 2.6 has only im2col + gemm on plain NCHW, 1.3-2x slower than its
+// direct kernel on channel-blocked data; there the input is reordered into nChw8c scratch and
+// the result back, which costs a few percent of the convolution. NHWC needs neither.
+//
+// Reordering the filter on each call costs about as much as a convolution over ~100 output
+// pixels (measured on the AVX2 dev machine: 1.7 ms for a 3x3x512x512 filter, against 3.0 ms
+// for the 7x7 convolution itself), so `prefer_plain_filter` asks for a kernel that reads the
+// filter as stored (oneDNN's im2col + gemm) where one exists; callers that pack the filter
+// once do not ask.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -23,26 +30,48 @@ class DnnlConv2d {
   // UNIMPLEMENTED when oneDNN has no implementation for `type` (or only its slow reference
   // one and `allow_reference` is false). `constant_filter`, when given, is the filter's data,
   // read now and never again.
+  // `epilogue` runs as oneDNN post-ops where the chosen kernel takes them
+  // (epilogue_applied()); otherwise the caller applies it.
   DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool has_bias, bool allow_reference,
-             const void* constant_filter, bool prefer_plain_filter = false);
+             const void* constant_filter, bool prefer_plain_filter = false, const ConvEpilogue& epilogue = {});
+
+  bool epilogue_applied() const { return post_ops_ > 0; }
 
   uint64_t scratch_bytes() const { return scratch_bytes_; }
   const std::string& implementation() const { return implementation_; }
 
-  void run(const void* x, const void* filter, const void* bias, void* out, void* scratch) const;
+  // Whether run() wants the filter in another layout than the one it is stored in; then
+  // pack_filter() writes that layout (packed_filter_bytes() bytes) and run() reads it with
+  // `filter_packed`. Describes the layout for the engine's cache of packed weights.
+  bool filter_needs_packing() const { return needs_reorder_ && !packed_filter_; }
+  uint64_t packed_filter_bytes() const { return weights_.get_size(); }
+  std::string filter_layout() const;
+  void pack_filter(const void* filter, void* packed) const;
+
+  // scale and shift: the epilogue's per-channel operands (read when epilogue_applied()).
+  void run(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed = false,
+           const float* scale = nullptr, const float* shift = nullptr) const;
 
  private:
   void pack_constant_filter(const void* filter);
-  void reorder(const dnnl::memory& from, const dnnl::memory& to, void* scratchpad) const;
+  void reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory& from, const dnnl::memory& to,
+               void* scratchpad) const;
 
-  dnnl::memory::desc src_, user_weights_, weights_, bias_, dst_, scratchpad_, reorder_scratchpad_;
+  dnnl::memory::desc src_, user_weights_, weights_, bias_, dst_, scratchpad_;
+  dnnl::memory::desc user_src_, user_dst_;  // the caller's, when src_/dst_ are blocked
   dnnl::convolution_forward primitive_;
-  dnnl::reorder reorder_;   // user filter -> weights_, when they differ
-  bool needs_reorder_ = false;
+  dnnl::reorder reorder_, src_reorder_, dst_reorder_;  // filter, input and result, when needed
+  dnnl::memory::desc reorder_scratchpad_, src_reorder_pad_, dst_reorder_pad_;
+  uint64_t src_pad_at_ = 0, dst_pad_at_ = 0;
+  bool needs_reorder_ = false, src_blocked_ = false, dst_blocked_ = false;
   bool has_bias_ = false;
+  ConvEpilogue epilogue_;
+  int post_ops_ = 0;  // how many post-ops the primitive has (0: the epilogue is the caller's)
+  dnnl::memory::desc channel_desc_;  // [1, C, 1, 1]: the binary post-ops' operand
   std::shared_ptr<void> packed_filter_;  // the constant filter in weights_' layout
-  // Scratch: oneDNN's scratchpad at 0, then the reorder's, then the reordered filter.
-  uint64_t scratch_bytes_ = 0, reorder_pad_at_ = 0, filter_at_ = 0;
+  // Scratch: oneDNN's scratchpad, the reorders', the reordered filter, the blocked input and
+  // result (offsets; pieces not needed are empty).
+  uint64_t scratch_bytes_ = 0, reorder_pad_at_ = 0, filter_at_ = 0, src_at_ = 0, dst_at_ = 0;
   std::string implementation_;
 };
 

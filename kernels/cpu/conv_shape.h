@@ -20,4 +20,15 @@ struct Conv2dShape {
   int64_t filter_elements() const { return kernel_h * kernel_w * (in_c / groups) * out_c; }
 };
 
+// What follows the convolution in the same kernel (compiler/fuse_conv.cc): out = act(conv *
+// scale[c] + shift[c]), with one float32 scale and shift per output channel.
+struct ConvEpilogue {
+  bool scale = false, shift = false, relu = false;
+  bool any() const { return scale || shift || relu; }
+};
+
+// The epilogue over a float32 result already written (for kernels without post-ops).
+void apply_conv_epilogue(const Conv2dShape& s, const ConvEpilogue& e, const float* scale, const float* shift,
+                         float* out);
+
 }  // namespace maxc::cpu

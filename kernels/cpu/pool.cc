@@ -75,12 +75,14 @@ void max_pool_typed(const Pool2dShape& s, const void* in, void* out) {
     for (int64_t i = th.first; i < th.last; ++i)
       for (int64_t j = tw.first; j < tw.last; ++j) {
         const S* row = x + ((n * s.in_h + h0 + i * s.dilation_h) * s.in_w + w0 + j * s.dilation_w) * c;
+        // A select, not a conditional store, so the channel loop vectorizes.
+#pragma omp simd
         for (int64_t ch = 0; ch < c; ++ch) {
           const Acc v = E::load(row[ch]);
           if constexpr (std::is_floating_point_v<Acc>) {
-            if (v > acc[ch] || std::isnan(v)) acc[ch] = v;
+            acc[ch] = v > acc[ch] || v != v ? v : acc[ch];  // NaN wins, as in numpy's max
           } else {
-            if (v > acc[ch]) acc[ch] = v;
+            acc[ch] = v > acc[ch] ? v : acc[ch];
           }
         }
       }

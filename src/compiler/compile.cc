@@ -15,6 +15,7 @@ Program compile_program(const Graph& graph, const CompileOptions& opts) {
     fuse_gelu(p);
     fuse_attention(p);
     fuse_matmul_epilogue(p);
+    fuse_conv_epilogue(p);
     fuse_add_layer_norm(p);
     fuse_elementwise(p);
     eliminate_dead_code(p);

@@ -27,6 +27,7 @@ void fold_reshapes(Program& p);                               // canonicalize.cc
 void fold_constants(Program& p, const CompileOptions& opts);  // fold.cc
 void fuse_gelu(Program& p);                                   // fuse_gelu.cc: GELU written out -> gelu
 void fuse_matmul_epilogue(Program& p);                        // fuse_matmul.cc: matmul + bias + activation
+void fuse_conv_epilogue(Program& p);                          // fuse_conv.cc: conv2d * scale + shift, relu
 void fuse_add_layer_norm(Program& p);                         // fuse_layer_norm.cc: residual add + layer_norm
 void fuse_attention(Program& p);                              // fuse_attention.cc: softmax(scale·QKᵀ + mask)·V
 void fuse_elementwise(Program& p);                            // fuse_elementwise.cc: chains into one loop

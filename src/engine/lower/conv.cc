@@ -47,17 +47,49 @@ cpu::Conv2dShape conv_shape(const LowerContext& ctx) {
   return s;
 }
 
-Lowered lower_conv2d(const LowerContext& ctx) {
+// A filter that is a bound weight is packed once into the layout oneDNN's kernel wants (the
+// engine caches it per weight), instead of being reordered on every call. Inputs: x, filter,
+// then the bias, scale and shift the node has (fused_conv2d, compiler/fuse_conv.cc).
+Lowered conv_kernel(const LowerContext& ctx, bool has_bias, const cpu::ConvEpilogue& e) {
   const DType dtype = ctx.inputs[0].dtype;
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16 && dtype != DType::kBFloat16)
     ctx.unsupported("dtype ", name_of(dtype));
-  const bool has_bias = ctx.inputs.size() == 3;
+  if (e.any() && dtype != DType::kFloat32) ctx.unsupported("a fused epilogue on ", name_of(dtype));
   const Constant* filter = ctx.input_constant(1);
-  auto conv = std::make_shared<const cpu::Conv2d>(conv_shape(ctx), dtype, has_bias, filter ? filter->data.get() : nullptr);
-  return {[conv, has_bias](const KernelArgs& a) {
-            conv->run(a.inputs[0], a.inputs[1], has_bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch);
-          },
-          conv->scratch_bytes()};
+  const bool packable = !filter && ctx.input_is_weight(1);
+  auto conv = std::make_shared<const cpu::Conv2d>(conv_shape(ctx), dtype, has_bias,
+                                                  filter ? filter->data.get() : nullptr, packable, e);
+  const bool packed = packable && conv->filter_needs_packing();
+  const size_t scale_at = has_bias ? 3 : 2, shift_at = scale_at + (e.scale ? 1 : 0);
+  Lowered lowered{[conv, has_bias, packed, e, scale_at, shift_at](const KernelArgs& a) {
+                    auto operand = [&](bool present, size_t i) {
+                      return present ? static_cast<const float*>(a.inputs[i]) : nullptr;
+                    };
+                    conv->run(a.inputs[0], a.inputs[1], has_bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch,
+                              packed, operand(e.scale, scale_at), operand(e.shift, shift_at));
+                  },
+                  conv->scratch_bytes()};
+  if (packed)
+    lowered.prepack = {1, conv->filter_layout(), conv->packed_filter_bytes(),
+                       [conv](const void* w, void* out) { conv->pack_filter(w, out); }};
+  return lowered;
+}
+
+Lowered lower_conv2d(const LowerContext& ctx) { return conv_kernel(ctx, ctx.inputs.size() == 3, {}); }
+
+Lowered lower_fused_conv2d(const LowerContext& ctx) {
+  const cpu::ConvEpilogue e{ctx.attr<bool>("has_scale"), ctx.attr<bool>("has_shift"),
+                            ctx.attr<std::string>("activation") == "relu"};
+  const bool has_bias = ctx.attr<bool>("has_bias");
+  const size_t expected = 2 + (has_bias ? 1 : 0) + (e.scale ? 1 : 0) + (e.shift ? 1 : 0);
+  if (ctx.inputs.size() != expected)
+    fail(Code::kInternal, ctx.op_label(), ": ", ctx.inputs.size(), " inputs; the attributes say ", expected);
+  const int64_t channels = ctx.outputs[0].dims[ctx.attr<std::string>("input_layout") == "NCHW" ? 1 : 3];
+  for (size_t i = expected - (e.scale ? 1 : 0) - (e.shift ? 1 : 0); i < expected; ++i)
+    if (ctx.inputs[i].num_elements() != channels)
+      fail(Code::kInternal, ctx.op_label(), ": input ", i, " is ", ctx.inputs[i].to_string(), ", not one value per "
+           "channel (", channels, ")");
+  return conv_kernel(ctx, has_bias, e);
 }
 
 cpu::Pool2dShape pool_shape(const LowerContext& ctx) {
@@ -94,6 +126,7 @@ Lowered lower_avg_pool2d(const LowerContext& ctx) {
 
 void register_conv_kernels(KernelTable& t) {
   t.add("conv2d", lower_conv2d);
+  t.add("fused_conv2d", lower_fused_conv2d);
   t.add("max_pool2d", lower_max_pool2d);
   t.add("avg_pool2d", lower_avg_pool2d);
 }
