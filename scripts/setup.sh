@@ -21,6 +21,11 @@ APT_PACKAGES=(
 # cases the conformance suite runs through our importer).
 PIP_PACKAGES=(numpy pytest wheel onnx)
 VENV="$MAX_C_ROOT/.venv"
+# NVRTC, CUDA's runtime compiler, from NVIDIA's wheel: it runs without a GPU, and with it the
+# GPU tests (tests/gpu) compile every CUDA kernel source, so a kernel that does not compile
+# fails CI on machines without a GPU. Optional: where the wheel cannot be installed (no
+# network, another platform) setup goes on and those tests skip, saying why.
+NVRTC_PIP_PACKAGE=nvidia-cuda-nvrtc-cu12
 
 is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 
@@ -74,7 +79,23 @@ install_python_packages() {
   rm -f "$out"
 }
 
+# The wheel's libnvrtc.so.12 (scripts/test.sh looks for the same path), or nothing.
+nvrtc_library() { compgen -G "$VENV/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12" | head -n 1 || true; }
+
+install_nvrtc() {
+  [[ -n $(nvrtc_library) ]] && return 0
+  log "pip install $NVRTC_PIP_PACKAGE into .venv (NVRTC, for the CUDA kernel compile checks)"
+  local out
+  out=$(mktemp)
+  if ! "$VENV/bin/python" -m pip install --quiet "$NVRTC_PIP_PACKAGE" >"$out" 2>&1; then
+    tail -n 5 "$out" >&2
+    log "warning: $NVRTC_PIP_PACKAGE could not be installed; the CUDA kernel compile checks will skip"
+  fi
+  rm -f "$out"
+}
+
 install_system_packages
 require_commands cmake ninja cc c++ pkg-config
 create_venv
 install_python_packages
+install_nvrtc

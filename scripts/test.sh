@@ -19,6 +19,7 @@ SUITES=(
   rust        # cargo test of bindings/rust (max-c-sys + max-c) against build/
   go          # go test of bindings/go (cgo, pkg-config) against build/
   java        # mvn test of bindings/java (JNA) against build/libmax_c.so
+  examples    # the MLP example of every language prints the C example's numbers
   ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
 )
 
@@ -152,12 +153,13 @@ suite_python() {
   elif ((rc != 0 && failed + errors == 0)); then record fail "pytest: exit $rc"; fi
 }
 
-# cargo test of bindings/rust against build/ (its build.rs probes max_c through pkg-config).
+# cargo test of bindings/rust against build/ (its build.rs probes max_c through pkg-config):
+# unit, integration and doc tests (the doctests include compile_fail checks of Send/Sync).
 suite_rust() {
   ensure_build dev || { record fail "build (dev) for the Rust binding"; return; }
   command -v cargo >/dev/null || { record fail "cargo is missing (install Rust with rustup)"; return; }
   local out=$SCRATCH/cargo.log
-  (cd bindings/rust && PKG_CONFIG_PATH="$MAX_C_ROOT/build" cargo test --quiet --lib --tests 2>&1) | tee "$out"
+  (cd bindings/rust && PKG_CONFIG_PATH="$MAX_C_ROOT/build" cargo test --quiet 2>&1) | tee "$out"
   local rc=${PIPESTATUS[0]}
   local passed failed
   passed=$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$out" | grep -oE '[0-9]+ passed' |
@@ -237,6 +239,49 @@ suite_java() {
   elif ((rc != 0 && failures + errors == 0)); then record fail "mvn test: exit $rc"; fi
 }
 
+# mlp_rows COMMAND...: the "batch N: first row ..." lines an MLP example prints (all the
+# examples build one MLP from one data pattern: examples/c/mlp.c describes it).
+mlp_rows() {
+  "$@" 2>&1 | grep -aE '^batch +[0-9]+: first row ' | sed 's/\x1b\[[0-9;]*m//g'
+}
+
+# Java's example runs as a single-file program over the classes mvn test compiled.
+java_mlp() {
+  local jna
+  jna=$(find "$MAX_C_ROOT/.m2" -name 'jna-[0-9]*.jar' | sort | tail -n 1)
+  MAX_C_LIBRARY="$MAX_C_ROOT/build/libmax_c.so" \
+    java -cp "bindings/java/target/classes:$jna" bindings/java/examples/Mlp.java
+}
+
+# Each language's MLP example against the C one: the same three lines, digit for digit.
+suite_examples() {
+  ensure_build dev || { record fail "build (dev) for the examples"; return; }
+  local want
+  want=$(mlp_rows build/examples/c/mlp)
+  if [[ $(wc -l <<<"$want") -ne 3 ]]; then
+    record fail "examples/c/mlp printed no batch lines: $want"
+    return
+  fi
+  log "examples/c/mlp:"$'\n'"$want"
+  local -A commands=(
+    [python]="env MAX_C_LIBRARY=$MAX_C_ROOT/build/libmax_c.so PYTHONPATH=bindings/python .venv/bin/python examples/python/mlp.py"
+    [rust]="env -C bindings/rust PKG_CONFIG_PATH=$MAX_C_ROOT/build cargo run --quiet --example mlp"
+    [go]="env -C bindings/go PKG_CONFIG_PATH=$MAX_C_ROOT/build go run ./examples/mlp"
+    [java]="java_mlp"
+  )
+  local lang got
+  for lang in python rust go java; do
+    # shellcheck disable=SC2086  # each command is words
+    got=$(mlp_rows ${commands[$lang]})
+    if [[ $got == "$want" ]]; then
+      record pass "$lang MLP example"
+      log "ok: the $lang MLP example prints the C example's numbers"
+    else
+      record fail "$lang MLP example printed"$'\n'"$got"$'\n'"instead of"$'\n'"$want"
+    fi
+  done
+}
+
 # compile_and_run PKG_CONFIG_DIR OUTPUT SOURCE [LDFLAGS...]
 compile_and_run() {
   local pcdir=$1 output=$2 source=$3
@@ -275,6 +320,16 @@ cmake_consumer() {
     env -u LD_LIBRARY_PATH "$dir/consumer"
 }
 
+# When setup installed NVRTC (the nvidia-cuda-nvrtc-cu12 wheel in .venv), the CUDA kernel
+# compile tests of tests/gpu must run rather than skip: a kernel that does not compile fails.
+require_nvrtc_when_installed() {
+  local lib
+  lib=$(compgen -G "$MAX_C_ROOT/.venv/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12" | head -n 1)
+  [[ -n $lib ]] || return 0
+  export MAX_C_NVRTC_LIBRARY=${MAX_C_NVRTC_LIBRARY:-$lib} MAX_C_REQUIRE_NVRTC=1
+  log "NVRTC: $MAX_C_NVRTC_LIBRARY (the CUDA kernel compile checks are required)"
+}
+
 # ---- main ----
 
 # rustup and the Go tarball install per user; a non-login shell may not have them on PATH.
@@ -286,6 +341,7 @@ if ! bash scripts/setup.sh; then
 elif ! (require_commands cmake ninja ctest cc c++ pkg-config readelf nm); then
   record fail "required toolchain"
 else
+  require_nvrtc_when_installed
   selected=("$@")
   ((${#selected[@]} > 0)) || selected=("${SUITES[@]}")
   for suite in "${selected[@]}"; do

@@ -2,8 +2,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "base/error.h"
+#include "driver/cuda/cuda_platform.h"
 
 namespace maxc {
 
@@ -14,7 +17,25 @@ Ref<Device> Device::cpu() {
   return Ref<Device>::share(host);
 }
 
-int32_t Device::accelerator_count() { return 0; }
+int32_t Device::accelerator_count() { return cuda::CudaPlatform::process().device_count(); }
+
+Ref<Device> Device::get_cuda(int32_t id) {
+  cuda::CudaPlatform& platform = cuda::CudaPlatform::process();
+  const int32_t count = platform.device_count();
+  const int32_t ordinal = id == -1 ? 0 : id;
+  if (ordinal < 0 || ordinal >= count) {
+    fail(Code::kNotFound, "no CUDA device with id ", id, ": this process sees ", count, " accelerators",
+         count == 0 ? str_cat(" (", platform.unavailable_reason(), ")") : std::string());
+  }
+  // Like the host's, never freed.
+  static std::mutex mu;
+  static std::vector<Device*>* devices = new std::vector<Device*>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (devices->size() < static_cast<size_t>(count)) devices->resize(static_cast<size_t>(count), nullptr);
+  Device*& slot = (*devices)[static_cast<size_t>(ordinal)];
+  if (!slot) slot = new Device(Device::Kind::kCuda, ordinal, &platform.device(ordinal));
+  return Ref<Device>::share(slot);
+}
 
 Ref<Device> Device::get(Kind kind, int32_t id) {
   switch (kind) {
@@ -22,9 +43,10 @@ Ref<Device> Device::get(Kind kind, int32_t id) {
       if (id != -1 && id != 0) fail(Code::kNotFound, "no CPU device with id ", id, " (use 0 or -1)");
       return cpu();
     case Device::Kind::kCuda:
+      return get_cuda(id);
     case Device::Kind::kHip:
-      fail(Code::kNotFound, "no ", kind == Device::Kind::kCuda ? "CUDA" : "HIP",
-           " device with id ", id, ": this process sees ", accelerator_count(), " accelerators");
+      fail(Code::kNotFound, "no HIP device with id ", id, ": this process sees ", accelerator_count(),
+           " accelerators (HIP is not supported yet)");
   }
   fail(Code::kInvalidArgument, "unknown device kind ", static_cast<int32_t>(kind),
        " (expected 1=cpu, 2=cuda, 3=hip)");
@@ -42,6 +64,7 @@ const char* Device::api() const {
 std::string Device::name() const { return str_cat(label(), ":", id_); }
 
 void* Device::allocate(size_t bytes, bool zero) const {
+  if (cuda_) return cuda_->allocate(bytes, zero);
   // aligned_alloc needs a multiple of the alignment, and a non-zero size for a unique pointer.
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded < bytes) fail(Code::kResourceExhausted, "allocation of ", bytes, " bytes overflows");
@@ -51,6 +74,16 @@ void* Device::allocate(size_t bytes, bool zero) const {
   return p;
 }
 
-void Device::deallocate(void* p) const { std::free(p); }
+void Device::deallocate(void* p) const {
+  if (cuda_) {
+    cuda_->deallocate(p);
+    return;
+  }
+  std::free(p);
+}
+
+void Device::synchronize() const {
+  if (cuda_) cuda_->synchronize();
+}
 
 }  // namespace maxc

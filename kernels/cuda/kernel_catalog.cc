@@ -1,0 +1,254 @@
+#include "kernels/cuda/kernel_catalog.h"
+
+#include "base/error.h"
+#include "base/str_cat.h"
+
+namespace maxc::gpu {
+namespace {
+
+using cpu::ElemOp;
+
+const char* functor_of(ElemOp op) {
+  switch (op) {
+    case ElemOp::kCopy: return "Copy";
+    case ElemOp::kAbs: return "Abs";
+    case ElemOp::kAcos: return "Acos";
+    case ElemOp::kAtanh: return "Atanh";
+    case ElemOp::kCos: return "Cos";
+    case ElemOp::kErf: return "Erf";
+    case ElemOp::kExp: return "Exp";
+    case ElemOp::kFloor: return "Floor";
+    case ElemOp::kLog: return "Log";
+    case ElemOp::kLog1p: return "Log1p";
+    case ElemOp::kNegate: return "Negate";
+    case ElemOp::kRelu: return "Relu";
+    case ElemOp::kRound: return "Round";
+    case ElemOp::kRsqrt: return "Rsqrt";
+    case ElemOp::kSigmoid: return "Sigmoid";
+    case ElemOp::kSilu: return "Silu";
+    case ElemOp::kSin: return "Sin";
+    case ElemOp::kSqrt: return "Sqrt";
+    case ElemOp::kTanh: return "Tanh";
+    case ElemOp::kTrunc: return "Trunc";
+    case ElemOp::kGeluErf: return "GeluErf";
+    case ElemOp::kGeluTanh: return "GeluTanh";
+    case ElemOp::kGeluQuick: return "GeluQuick";
+    case ElemOp::kLogicalNot: return "LogicalNot";
+    case ElemOp::kIsInf: return "IsInf";
+    case ElemOp::kIsNan: return "IsNan";
+    case ElemOp::kClamp: return "Clamp";
+    case ElemOp::kSquare: return "Square";
+    case ElemOp::kCube: return "Cube";
+    case ElemOp::kReciprocal: return "Reciprocal";
+    case ElemOp::kOne: return "One";
+    case ElemOp::kAdd: return "Add";
+    case ElemOp::kSub: return "Sub";
+    case ElemOp::kMul: return "Mul";
+    case ElemOp::kDiv: return "Div";
+    case ElemOp::kMod: return "Mod";
+    case ElemOp::kPow: return "Pow";
+    case ElemOp::kMax: return "Max";
+    case ElemOp::kMin: return "Min";
+    case ElemOp::kEqual: return "Equal";
+    case ElemOp::kNotEqual: return "NotEqual";
+    case ElemOp::kGreater: return "Greater";
+    case ElemOp::kGreaterEqual: return "GreaterEqual";
+    case ElemOp::kLess: return "Less";
+    case ElemOp::kLessEqual: return "LessEqual";
+    case ElemOp::kLogicalAnd: return "LogicalAnd";
+    case ElemOp::kLogicalOr: return "LogicalOr";
+    case ElemOp::kLogicalXor: return "LogicalXor";
+    case ElemOp::kWhere: return "Where";
+  }
+  return nullptr;
+}
+
+const char* require_storage(DType d, const char* what) {
+  const char* name = storage_type_name(d);
+  if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not handle ", dtype_name(d) ? dtype_name(d) : "?");
+  return name;
+}
+
+const char* require_word(DType d, const char* what) {
+  const char* name = word_type_name(d);
+  if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not move ", dtype_name(d) ? dtype_name(d) : "?");
+  return name;
+}
+
+const char* reduction_name(Reduction r) {
+  switch (r) {
+    case Reduction::kSum: return "Sum";
+    case Reduction::kMean: return "Mean";
+    case Reduction::kMax: return "Max";
+    case Reduction::kMin: return "Min";
+  }
+  return "?";
+}
+
+// The dtypes of the catalog: the float types kernels compute in float, and the integers
+// models index and count with. Others compile on demand through the same templates.
+// (Plain arrays: constant-initialized, so usable from other files' static initializers.)
+constexpr DType kFloats[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
+constexpr DType kNumbers[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64};
+constexpr DType kWords[] = {DType::kUInt8, DType::kUInt16, DType::kFloat32, DType::kInt64};  // 1, 2, 4, 8 bytes
+constexpr DType kCastTypes[] = {DType::kBool,    DType::kUInt8,    DType::kInt8,    DType::kInt32, DType::kInt64,
+                                DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
+
+KernelFamily elementwise_family() {
+  using enum ElemOp;
+  KernelFamily f{"elementwise.cu", {}};
+  for (ElemOp op : {kAcos, kAtanh, kCos, kErf, kExp, kLog, kLog1p, kRsqrt, kSigmoid, kSilu, kSin, kSqrt, kTanh, kGeluErf,
+                    kGeluTanh, kGeluQuick, kReciprocal})
+    for (DType d : kFloats) f.instances.push_back(unary_kernel(op, d, d));
+  for (ElemOp op : {kAbs, kNegate, kRelu, kFloor, kRound, kTrunc, kSquare, kCube, kClamp})
+    for (DType d : kNumbers) f.instances.push_back(unary_kernel(op, d, d));
+  for (ElemOp op : {kIsInf, kIsNan})
+    for (DType d : kFloats) f.instances.push_back(unary_kernel(op, d, DType::kBool));
+  f.instances.push_back(unary_kernel(kLogicalNot, DType::kBool, DType::kBool));
+  for (ElemOp op : {kAdd, kSub, kMul, kDiv, kMod, kPow, kMax, kMin})
+    for (DType d : kNumbers) f.instances.push_back(binary_kernel(op, d, d));
+  for (ElemOp op : {kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual})
+    for (DType d : kNumbers) f.instances.push_back(binary_kernel(op, d, DType::kBool));
+  for (ElemOp op : {kLogicalAnd, kLogicalOr, kLogicalXor})
+    f.instances.push_back(binary_kernel(op, DType::kBool, DType::kBool));
+  for (DType d : kWords) f.instances.push_back(where_kernel(d));
+  return f;
+}
+
+}  // namespace
+
+const char* storage_type_name(DType d) {
+  switch (d) {
+    case DType::kBool: return "maxc::gpu::bool8";
+    case DType::kUInt8: return "maxc::gpu::u8";
+    case DType::kInt8: return "maxc::gpu::i8";
+    case DType::kUInt16: return "maxc::gpu::u16";
+    case DType::kInt16: return "maxc::gpu::i16";
+    case DType::kUInt32: return "maxc::gpu::u32";
+    case DType::kInt32: return "maxc::gpu::i32";
+    case DType::kUInt64: return "maxc::gpu::u64";
+    case DType::kInt64: return "maxc::gpu::i64";
+    case DType::kFloat16: return "maxc::gpu::half";
+    case DType::kBFloat16: return "maxc::gpu::bfloat16";
+    case DType::kFloat32: return "float";
+    case DType::kFloat64: return "double";
+    default: return nullptr;
+  }
+}
+
+const char* word_type_name(DType d) {
+  switch (dtype_size_in_bits(d)) {
+    case 8: return "maxc::gpu::u8";
+    case 16: return "maxc::gpu::u16";
+    case 32: return "maxc::gpu::u32";
+    case 64: return "maxc::gpu::u64";
+    default: return nullptr;
+  }
+}
+
+const char* compute_type_name(DType d) {
+  switch (d) {
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kFloat32: return "float";
+    case DType::kFloat64: return "double";
+    case DType::kUInt64: return "maxc::gpu::u64";
+    default: return "maxc::gpu::i64";
+  }
+}
+
+std::string elementwise_op_name(ElemOp op, DType d) {
+  const char* functor = functor_of(op);
+  if (!functor) fail(Code::kInvalidArgument, "unknown elementwise op ", static_cast<int>(op));
+  if (op == ElemOp::kClamp) return str_cat("maxc::gpu::op::Clamp<", compute_type_name(d), ">");
+  return str_cat("maxc::gpu::op::", functor);
+}
+
+std::string unary_kernel(ElemOp op, DType in, DType out) {
+  return str_cat("maxc::gpu::unary<", elementwise_op_name(op, in), ", ", require_storage(in, "unary input"), ", ",
+                 require_storage(out, "unary output"), ">");
+}
+
+std::string binary_kernel(ElemOp op, DType in, DType out) {
+  return str_cat("maxc::gpu::binary<", elementwise_op_name(op, in), ", ", require_storage(in, "binary input"), ", ",
+                 require_storage(out, "binary output"), ">");
+}
+
+std::string where_kernel(DType d) { return str_cat("maxc::gpu::where<", require_word(d, "where"), ">"); }
+
+std::string cast_kernel(DType in, DType out) {
+  return str_cat("maxc::gpu::cast<", require_storage(in, "cast input"), ", ", require_storage(out, "cast output"), ">");
+}
+
+std::string fill_kernel(DType d) { return str_cat("maxc::gpu::fill<", require_word(d, "fill"), ">"); }
+
+std::string copy_strided_kernel(DType d) {
+  return str_cat("maxc::gpu::copy_strided<", require_word(d, "strided copy"), ">");
+}
+
+std::string transpose_tiles_kernel(DType d) {
+  return str_cat("maxc::gpu::transpose_tiles<", require_word(d, "transpose"), ">");
+}
+
+std::string gather_kernel(DType d, DType index) {
+  if (!dtype_is_integral(index))
+    fail(Code::kInvalidArgument, "gather indices of ", dtype_name(index) ? dtype_name(index) : "?",
+         "; expected an integer dtype");
+  return str_cat("maxc::gpu::gather<", require_word(d, "gather"), ", ", require_storage(index, "gather indices"), ">");
+}
+
+std::string reduce_kernel(Reduction r, DType d, bool rows) {
+  const char* s = require_storage(d, "reduction");
+  return str_cat("maxc::gpu::", rows ? "reduce_rows" : "reduce_columns", "<maxc::gpu::", reduction_name(r), "<", s,
+                 ">, ", s, ">");
+}
+
+std::string softmax_kernel(DType d, bool log) {
+  return str_cat("maxc::gpu::softmax_rows<", require_storage(d, "softmax"), ", ", log ? "true" : "false", ">");
+}
+
+std::string layer_norm_kernel(DType d) { return str_cat("maxc::gpu::layer_norm<", require_storage(d, "layer_norm"), ">"); }
+
+std::string rms_norm_kernel(DType d) { return str_cat("maxc::gpu::rms_norm<", require_storage(d, "rms_norm"), ">"); }
+
+std::vector<KernelFamily> kernel_catalog() {
+  std::vector<KernelFamily> catalog;
+  catalog.push_back(elementwise_family());
+
+  KernelFamily cast{"cast.cu", {}};
+  for (DType in : kCastTypes)
+    for (DType out : kCastTypes)
+      if (in != out) cast.instances.push_back(cast_kernel(in, out));
+  catalog.push_back(cast);
+
+  KernelFamily fill{"fill.cu", {}}, transpose{"transpose.cu", {}}, gather{"gather.cu", {}};
+  for (DType d : kWords) {
+    fill.instances.push_back(fill_kernel(d));
+    transpose.instances.push_back(copy_strided_kernel(d));
+    transpose.instances.push_back(transpose_tiles_kernel(d));
+    for (DType index : {DType::kInt32, DType::kInt64}) gather.instances.push_back(gather_kernel(d, index));
+  }
+  catalog.push_back(fill);
+  catalog.push_back(transpose);
+  catalog.push_back(gather);
+
+  KernelFamily reduce{"reduce.cu", {}};
+  for (Reduction r : {Reduction::kSum, Reduction::kMean, Reduction::kMax, Reduction::kMin})
+    for (DType d : kNumbers)
+      for (bool rows : {true, false}) reduce.instances.push_back(reduce_kernel(r, d, rows));
+  catalog.push_back(reduce);
+
+  KernelFamily softmax{"softmax.cu", {}}, layer_norm{"layer_norm.cu", {}}, rms_norm{"rms_norm.cu", {}};
+  for (DType d : kFloats) {
+    softmax.instances.push_back(softmax_kernel(d, false));
+    softmax.instances.push_back(softmax_kernel(d, true));
+    layer_norm.instances.push_back(layer_norm_kernel(d));
+    rms_norm.instances.push_back(rms_norm_kernel(d));
+  }
+  catalog.push_back(softmax);
+  catalog.push_back(layer_norm);
+  catalog.push_back(rms_norm);
+  return catalog;
+}
+
+}  // namespace maxc::gpu

@@ -1,0 +1,54 @@
+// The kernel instances of kernels/cuda by name: how host code spells the template instance
+// it wants compiled ("maxc::gpu::softmax_rows<maxc::gpu::half, false>") for an op and its
+// dtypes, and the catalog of every instance the engine may ask of each source, which CI
+// compiles for sm_80 and sm_90 (tests/gpu/nvrtc_kernels_test.cc) so that no kernel breaks
+// unnoticed on a machine without a GPU.
+//
+// The elementwise ops are the CPU engine's (kernels/cpu/elementwise.h, ElemOp), so one
+// lowering can target either device.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/dtype.h"
+#include "kernels/cpu/elementwise.h"
+
+namespace maxc::gpu {
+
+// The kernels' storage type of a dtype ("float", "maxc::gpu::half", "maxc::gpu::bool8");
+// nullptr for the dtypes they do not handle (float8, float4).
+const char* storage_type_name(DType dtype);
+// The raw word moved for a dtype by the dtype-blind kernels (copies, gather, fill, where):
+// "maxc::gpu::u8" .. "maxc::gpu::u64"; nullptr for sub-byte dtypes.
+const char* word_type_name(DType dtype);
+// The compute type of a dtype's values ("float", "double", "maxc::gpu::i64", "maxc::gpu::u64").
+const char* compute_type_name(DType dtype);
+// The functor of an elementwise op ("maxc::gpu::op::Exp"; Clamp takes its compute type).
+std::string elementwise_op_name(cpu::ElemOp op, DType dtype);
+
+// Instances, each with the source that defines it (kernel_source_of).
+std::string unary_kernel(cpu::ElemOp op, DType in, DType out);
+std::string binary_kernel(cpu::ElemOp op, DType in, DType out);
+std::string where_kernel(DType dtype);
+std::string cast_kernel(DType in, DType out);
+std::string fill_kernel(DType dtype);
+std::string copy_strided_kernel(DType dtype);
+std::string transpose_tiles_kernel(DType dtype);
+std::string gather_kernel(DType dtype, DType index_dtype);
+enum class Reduction { kSum, kMean, kMax, kMin };
+// rows: the reduced axis is the innermost one (reduce_rows), else reduce_columns.
+std::string reduce_kernel(Reduction reduction, DType dtype, bool rows);
+std::string softmax_kernel(DType dtype, bool log);
+std::string layer_norm_kernel(DType dtype);
+std::string rms_norm_kernel(DType dtype);
+
+struct KernelFamily {
+  std::string source;                  // "softmax.cu"
+  std::vector<std::string> instances;  // name expressions
+};
+
+// Every instance the engine may ask for, by source (every .cu of the folder appears).
+std::vector<KernelFamily> kernel_catalog();
+
+}  // namespace maxc::gpu

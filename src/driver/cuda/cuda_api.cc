@@ -1,0 +1,14 @@
+#include "driver/cuda/cuda_api.h"
+
+namespace maxc::cuda {
+
+std::string bind_cuda_api(const SymbolLookup& lookup, CudaApi& api) {
+#define MAXC_CUDA_BIND(name, params)                              \
+  api.name = reinterpret_cast<decltype(api.name)>(lookup(#name)); \
+  if (!api.name) return #name;
+  MAXC_CUDA_DRIVER_FUNCTIONS(MAXC_CUDA_BIND)
+#undef MAXC_CUDA_BIND
+  return "";
+}
+
+}  // namespace maxc::cuda

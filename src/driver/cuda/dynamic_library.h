@@ -1,0 +1,37 @@
+// A shared library opened at run time (dlopen), for the GPU stacks that must not be link-time
+// dependencies: one libmax_c builds with no GPU toolkit and uses the driver, NVRTC (and later
+// HIP) when the machine has them (DESIGN §8). Opening never aborts and never throws: a
+// missing library is an ordinary answer with the loader's reason.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace maxc::cuda {
+
+class DynamicLibrary {
+ public:
+  // The library at `name_or_path` (a bare soname searches the loader's path), or null with
+  // the loader's message in *why_not.
+  static std::unique_ptr<DynamicLibrary> open(const std::string& name_or_path, std::string* why_not);
+
+  // Libraries stay loaded for the life of the process: function tables taken from them are
+  // kept in process-wide singletons, and some drivers do not survive dlclose.
+  ~DynamicLibrary() = default;
+  DynamicLibrary(const DynamicLibrary&) = delete;
+  DynamicLibrary& operator=(const DynamicLibrary&) = delete;
+
+  void* symbol(const char* name) const;  // nullptr when the library lacks it
+  const std::string& name() const { return name_; }
+
+  // The file the code at `address` was loaded from ("" when the loader cannot tell): where
+  // a library opened by soname actually lives.
+  static std::string file_of(const void* address);
+
+ private:
+  DynamicLibrary(void* handle, std::string name) : handle_(handle), name_(std::move(name)) {}
+  void* handle_;
+  std::string name_;
+};
+
+}  // namespace maxc::cuda
