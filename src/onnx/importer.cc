@@ -1,7 +1,10 @@
 #include "onnx/importer.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <set>
 
 #include "onnx/dtypes.h"
@@ -9,6 +12,7 @@
 #include "onnx/node_context.h"
 #include "onnx/tensor_data.h"
 #include "onnx/value_table.h"
+#include "weights/mapped_file.h"
 
 namespace maxc::onnx {
 namespace {
@@ -33,10 +37,21 @@ std::string symbol_for(const std::string& param) {
   return s;
 }
 
+// Once an initializer is copied out of the mapped file, the file's pages wholly inside its
+// bytes are not needed again: dropping them keeps the resident set at one copy of the
+// weights instead of the copy plus the file's pages. A hint (a page touched again is read
+// back from the file), so its failure is ignored.
+void drop_copied_pages(std::span<const uint8_t> bytes) {
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<uintptr_t>(bytes.data());
+  const uintptr_t begin = (first + page - 1) & ~(page - 1), end = (first + bytes.size()) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 class GraphImporter {
  public:
-  GraphImporter(const ModelProto& model, const std::string& base_dir)
-      : model_(model), base_dir_(base_dir), graph_("main"), values_(graph_) {}
+  GraphImporter(const ModelProto& model, const std::string& base_dir, std::shared_ptr<const MappedFile> file)
+      : model_(model), base_dir_(base_dir), file_(std::move(file)), graph_("main"), values_(graph_) {}
 
   ImportedModel run() {
     const GraphProto& g = model_.graph;
@@ -51,7 +66,9 @@ class GraphImporter {
     for (const TensorProto& t : g.initializers) {
       if (t.name.empty()) fail(Code::kInvalidArgument, "onnx: an initializer has no name (at byte ", t.offset, ")");
       initializer_names.insert(t.name);
-      values_.add_initializer(t.name, tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_));
+      Ref<Tensor> data = tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_, file_);
+      if (file_ && t.has_raw_data && data->data() != t.raw_data.data()) drop_copied_pages(t.raw_data);
+      values_.add_initializer(t.name, std::move(data));
     }
     for (const ValueInfoProto& in : g.inputs)
       if (!initializer_names.count(in.name)) add_input(in);
@@ -124,18 +141,24 @@ class GraphImporter {
 
   const ModelProto& model_;
   std::string base_dir_;
+  std::shared_ptr<const MappedFile> file_;  // the mapping model_ points into (import_onnx_file)
   int64_t opset_ = 0;
   Graph graph_;
   ValueTable values_;
 };
 
+ImportedModel import_model(std::span<const uint8_t> bytes, const std::string& base_dir,
+                           std::shared_ptr<const MappedFile> file) {
+  ModelProto model = decode_model(bytes);
+  if (!model.has_graph) fail(Code::kDataLoss, "onnx: the file has no graph (not an ONNX model?)");
+  return GraphImporter(model, base_dir, std::move(file)).run();
+}
+
 }  // namespace
 
 ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir) {
   if (!data && size) fail(Code::kInvalidArgument, "onnx: no data");
-  ModelProto model = decode_model({data, size});
-  if (!model.has_graph) fail(Code::kDataLoss, "onnx: the file has no graph (not an ONNX model?)");
-  return GraphImporter(model, base_dir).run();
+  return import_model({data, size}, base_dir, nullptr);
 }
 
 ImportedModel import_onnx_file(const std::string& path) {
@@ -143,12 +166,17 @@ ImportedModel import_onnx_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) fail(Code::kNotFound, "onnx: no file '", path, "'");
   if (!fs::is_regular_file(path, ec)) fail(Code::kInvalidArgument, "onnx: '", path, "' is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(Code::kPermissionDenied, "onnx: cannot open '", path, "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Mapped, not read: the initializers' raw_data is most of the file, and the aligned ones
+  // become views of the mapping instead of copies (a BERT-base file is 440 MB).
+  std::shared_ptr<const MappedFile> file;
+  try {
+    file = MappedFile::open(path);
+  } catch (const Error& e) {
+    throw Error(e.code(), std::string("onnx: ") + e.what());
+  }
   std::string dir = fs::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
-  return import_onnx_bytes(bytes.data(), bytes.size(), dir);
+  return import_model(file->bytes(), dir, file);
 }
 
 }  // namespace maxc::onnx

@@ -86,9 +86,21 @@ size_t typed_count(const TensorProto& tp, DType dtype) {
   }
 }
 
+// A view of raw_data in the mapped file, or null where it must be copied (not in the file, or
+// misaligned: protobuf places bytes fields at any offset).
+Ref<Tensor> view_of_mapping(const TensorProto& tp, DType dtype, uint64_t bytes,
+                            const std::shared_ptr<const MappedFile>& file) {
+  const uint8_t* p = tp.raw_data.data();
+  if (!file || bytes == 0 || !file->contains(p, bytes)) return {};
+  if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(dtype_align(dtype)) != 0) return {};
+  return Tensor::borrow(Device::cpu(), const_cast<uint8_t*>(p), 0, dtype, tp.dims, {}, /*read_only=*/true,
+                        [hold = file]() mutable { hold.reset(); });
+}
+
 }  // namespace
 
-Ref<Tensor> tensor_from_proto(const TensorProto& tp, const std::string& what, const std::string& base_dir) {
+Ref<Tensor> tensor_from_proto(const TensorProto& tp, const std::string& what, const std::string& base_dir,
+                              const std::shared_ptr<const MappedFile>& file) {
   if (tp.string_data_count > 0 || tp.data_type == static_cast<int32_t>(DataType::kString))
     fail(Code::kUnimplemented, "onnx: ", what, " holds strings, which max_c does not support");
   if (tp.has_segment) fail(Code::kUnimplemented, "onnx: ", what, " is segmented, which max_c does not support");
@@ -117,6 +129,8 @@ Ref<Tensor> tensor_from_proto(const TensorProto& tp, const std::string& what, co
     fail(Code::kDataLoss, "onnx: ", what, " has ", n, " elements by its dims but its typed data field holds ",
          typed_count(tp, dtype), " values");
   }
+  if (tp.has_raw_data && !external)
+    if (Ref<Tensor> view = view_of_mapping(tp, dtype, bytes, file)) return view;
   Ref<Tensor> t = Tensor::create(Device::cpu(), dtype, tp.dims, /*zero=*/false);
   if (external) read_external_data(*external, t->data(), what);
   else if (tp.has_raw_data && bytes) std::memcpy(t->data(), tp.raw_data.data(), bytes);

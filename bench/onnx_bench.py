@@ -1,0 +1,195 @@
+"""The ONNX bench: max_c against ONNX Runtime (and PyTorch CPU where torch is installed) on
+the same generated .onnx files (bench/onnx_models.py): the MLP, MiniLM-L6 at seq 32 and 128,
+BERT-base at seq 128, a GPT-2-small decoder stack (prefill 128) and ResNet-50, at each batch
+size and thread count given.
+
+For each case every peer runs in a worker process of its own (bench/onnx_peer.py), loaded
+one after the other so load times are not shared. Timed rounds then alternate between the
+workers (A B, then B A, ...) so a load from others on the machine falls on all alike. Each
+case reports, per peer, the median, p10 and p90 latency, load + compile time, the first
+run, peak memory above the process before loading, the largest |difference| of the outputs
+against ONNX Runtime's, and max_c's latency over the peer's. A peer that fails to load or
+run is reported with its error; the other cases go on. Results go to a JSON file and a PNG
+chart as the run goes.
+
+    PYTHONPATH=bindings/python MAX_C_LIBRARY=build-bench/libmax_c.so \\
+        python bench/onnx_bench.py [--cases minilm-s128,bert-s128] [--batches 1,8] \\
+            [--threads 1,2] [--peers max_c,onnxruntime,torch] [--budget 10] [--out DIR]
+
+Not a test: it fails only when it cannot run at all (nonzero exit when some max_c case
+failed or disagreed with ONNX Runtime).
+"""
+import argparse
+import importlib.util
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import onnx_models  # noqa: E402
+import onnx_report  # noqa: E402
+from onnx_worker import PeerError, Worker  # noqa: E402
+
+REFERENCE = "onnxruntime"
+LOAD_TIMEOUT_S = 900  # BERT-base or GPT-2 at batch 8 on one thread, on a busy machine
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", default=",".join(onnx_models.CASES),
+                        help="comma-separated, of: " + ", ".join(onnx_models.CASES))
+    parser.add_argument("--batches", default="1,8")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--peers", default="max_c,onnxruntime,torch",
+                        help="torch is skipped, with a note, when it is not installed")
+    parser.add_argument("--budget", type=float, default=10.0,
+                        help="seconds of timed runs per case, all peers together")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--min-iters", type=int, default=5, help="per peer, however long")
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--pause", type=float, default=0.05,
+                        help="seconds between rounds, for the last peer's spinning threads to sleep")
+    parser.add_argument("--cache", default=str(onnx_models.DEFAULT_CACHE))
+    parser.add_argument("--out", default=str(HERE.parent / "build-bench" / "onnx-bench"))
+    parser.add_argument("--no-chart", action="store_true")
+    args = parser.parse_args()
+    args.cases = _names(args.cases, onnx_models.CASES, "case")
+    args.batches = [int(b) for b in args.batches.split(",")]
+    args.threads = [int(t) for t in args.threads.split(",")]
+    args.peers = _available_peers(_names(args.peers, ["max_c", "onnxruntime", "torch"], "peer"))
+    return args
+
+
+def _names(text, known, what):
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        sys.exit(f"onnx_bench: unknown {what}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return names
+
+
+def _available_peers(peers):
+    if "torch" in peers and importlib.util.find_spec("torch") is None:
+        print("onnx_bench: torch is not installed: the PyTorch peer is skipped")
+        peers = [p for p in peers if p != "torch"]
+    if REFERENCE not in peers:
+        sys.exit("onnx_bench: onnxruntime is the reference the outputs are compared with: keep it")
+    return peers
+
+
+# ---- one case --------------------------------------------------------------------------------
+
+
+def start_peers(args, peers, model_path, inputs_path, work, threads):
+    """{peer: Worker} of the peers that loaded, {peer: result} with the load figures or the
+    error of each. Loaded one at a time, so no load competes with another."""
+    workers, results = {}, {}
+    for peer in peers:
+        w = Worker(peer, model_path, inputs_path, work / f"{peer}.npz", threads, args.warmup)
+        try:
+            ready = w.read(LOAD_TIMEOUT_S)
+        except PeerError as e:
+            w.close()
+            results[peer] = {"ok": False, "error": str(e)}
+            continue
+        workers[peer] = w
+        results[peer] = {"ok": True, "version": ready["version"], "load_ms": ready["load_ms"],
+                         "first_run_ms": ready["first_run_ms"], "output_names": ready["outputs"]}
+    return workers, results
+
+
+def time_rounds(args, workers, results):
+    """Alternating timed rounds; a peer that fails mid-way keeps its error, the others go on."""
+    times = {p: [] for p in workers}
+    per_round = args.budget / (args.rounds * max(len(workers), 1))
+    min_per_round = math.ceil(args.min_iters / args.rounds)
+    for r in range(args.rounds):
+        order = list(workers) if r % 2 == 0 else list(reversed(workers))
+        for peer in order:
+            if not results[peer]["ok"]:
+                continue
+            try:
+                answer = workers[peer].ask(f"run {per_round} {min_per_round}",
+                                           LOAD_TIMEOUT_S + per_round)
+                times[peer] += answer["times_ms"]
+            except PeerError as e:
+                results[peer] = {"ok": False, "error": str(e)}
+            time.sleep(args.pause)
+    for peer, w in workers.items():
+        if results[peer]["ok"]:
+            try:
+                results[peer].update(w.ask("quit", 60))
+            except PeerError as e:
+                results[peer] = {"ok": False, "error": str(e)}
+            else:
+                results[peer].update(_latency_stats(times[peer]))
+        w.close()
+
+
+def _latency_stats(times):
+    p10, median, p90 = np.percentile(times, [10, 50, 90])
+    return {"median_ms": float(median), "p10_ms": float(p10), "p90_ms": float(p90),
+            "mean_ms": float(np.mean(times)), "iterations": len(times)}
+
+
+def compare_outputs(results, work):
+    """max |difference| of each peer's outputs against ONNX Runtime's, and the largest |value|
+    of ONNX Runtime's outputs for scale."""
+    if not results.get(REFERENCE, {}).get("ok"):
+        return
+    ref = np.load(work / f"{REFERENCE}.npz")
+    ref_arrays = [ref[k] for k in sorted(ref.files, key=lambda k: int(k[3:]))]
+    results[REFERENCE]["max_abs_output"] = float(max(np.abs(a).max() for a in ref_arrays))
+    for peer, res in results.items():
+        if peer == REFERENCE or not res.get("ok"):
+            continue
+        ours = np.load(work / f"{peer}.npz")
+        arrays = [ours[k] for k in sorted(ours.files, key=lambda k: int(k[3:]))]
+        if [a.shape for a in arrays] != [a.shape for a in ref_arrays]:
+            res["mismatch"] = (f"output shapes {[a.shape for a in arrays]}, ONNX Runtime's "
+                               f"{[a.shape for a in ref_arrays]}")
+            continue
+        diffs = [np.abs(a.astype(np.float64) - b).max() for a, b in zip(arrays, ref_arrays)]
+        res["max_abs_diff"] = float(max(diffs))
+
+
+def run_case(args, case, batch, threads, model_path, meta):
+    peers = args.peers
+    with tempfile.TemporaryDirectory(prefix="max_c-onnx-bench-") as tmp:
+        work = Path(tmp)
+        inputs_path = work / "inputs.npz"
+        np.savez(inputs_path, **case.inputs(batch))
+        workers, results = start_peers(args, peers, model_path, inputs_path, work, threads)
+        time_rounds(args, workers, results)
+        compare_outputs(results, work)
+    return onnx_report.case_result(case, batch, threads, meta, results)
+
+
+# ---- the run ---------------------------------------------------------------------------------
+
+
+def main():
+    args = parse_args()
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = onnx_report.Report(out_dir, args)
+    report.header()
+    for name in args.cases:
+        case = onnx_models.CASES[name]
+        path, meta = onnx_models.ensure(case.model, args.cache)
+        for batch in args.batches:
+            for threads in args.threads:
+                report.add(run_case(args, case, batch, threads, path, meta))
+    report.finish(chart=not args.no_chart)
+    return 1 if report.max_c_problems() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
