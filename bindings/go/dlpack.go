@@ -31,15 +31,20 @@ const (
 // exchanging it with another library passes no Go pointer. Close calls its deleter exactly
 // once (a finalizer does it for a forgotten one); giving it to FromDLPack or taking it with
 // Release hands that duty on. Safe for concurrent use.
-type DLPackTensor struct {
-	mu sync.Mutex
-	p  *C.DLManagedTensorVersioned
+type DLPackTensor struct{ o *dlpackOwner }
+
+func wrapDLPack(p unsafe.Pointer) *DLPackTensor {
+	return &DLPackTensor{newDLPackOwner(p, func(p unsafe.Pointer) {
+		C.maxc_dlpack_delete((*C.DLManagedTensorVersioned)(p))
+	})}
 }
 
-func wrapDLPack(p *C.DLManagedTensorVersioned) *DLPackTensor {
-	d := &DLPackTensor{p: p}
-	runtime.SetFinalizer(d, func(d *DLPackTensor) { d.Close() })
-	return d
+// owner lets a nil DLPackTensor read as an empty one.
+func (d *DLPackTensor) owner() *dlpackOwner {
+	if d == nil {
+		return nil
+	}
+	return d.o
 }
 
 // AdoptDLPack takes ownership of a producer's DLManagedTensorVersioned*, given as a C
@@ -49,20 +54,17 @@ func AdoptDLPack(managed unsafe.Pointer) *DLPackTensor {
 	if managed == nil {
 		return nil
 	}
-	return wrapDLPack((*C.DLManagedTensorVersioned)(managed))
+	return wrapDLPack(managed)
 }
 
 // ToDLPack exports the tensor to DLPack 1.x, sharing its memory (no copy); shape and
 // strides are always filled and a read-only tensor sets the read-only flag. The tensor
 // handle may be closed before or after the export.
 func (t *Tensor) ToDLPack() (*DLPackTensor, error) {
-	p, err := t.retain("ToDLPack")
+	m, err := exportDLPack(t, "ToDLPack", func(p *C.max_tensor_t, m **C.DLManagedTensorVersioned) *C.max_status_t {
+		return C.max_tensor_to_dlpack(p, m)
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer C.max_tensor_release(p)
-	var m *C.DLManagedTensorVersioned
-	if err := statusError(C.max_tensor_to_dlpack(p, &m)); err != nil {
 		return nil, err
 	}
 	return wrapDLPack(m), nil
@@ -74,70 +76,23 @@ func (t *Tensor) ToDLPack() (*DLPackTensor, error) {
 // INVALID_ARGUMENT or UNIMPLEMENTED naming an unsupported version, device, dtype or lanes;
 // FAILED_PRECONDITION for an empty d.
 func FromDLPack(d *DLPackTensor) (*Tensor, error) {
-	if err := CheckABI(); err != nil {
-		return nil, err
-	}
-	if err := d.lock("FromDLPack"); err != nil {
-		return nil, err
-	}
-	defer d.mu.Unlock()
-	var t *C.max_tensor_t
-	if err := statusError(C.max_tensor_from_dlpack(d.p, &t)); err != nil {
-		return nil, err
-	}
-	d.p = nil
-	runtime.SetFinalizer(d, nil)
-	return wrapTensor(t), nil
-}
-
-func (d *DLPackTensor) lock(method string) error {
-	if d == nil {
-		return closedError("DLPackTensor", method)
-	}
-	d.mu.Lock()
-	if d.p == nil {
-		d.mu.Unlock()
-		return closedError("DLPackTensor", method)
-	}
-	return nil
+	return d.owner().importTensor("DLPackTensor", "FromDLPack", func(m unsafe.Pointer, t **C.max_tensor_t) *C.max_status_t {
+		return C.max_tensor_from_dlpack((*C.DLManagedTensorVersioned)(m), t)
+	})
 }
 
 // Close calls the deleter (once) unless ownership was handed on. It is idempotent.
 func (d *DLPackTensor) Close() error {
-	if d == nil {
-		return nil
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.p != nil {
-		C.maxc_dlpack_delete(d.p)
-		d.p = nil
-		runtime.SetFinalizer(d, nil)
-	}
+	d.owner().close()
 	return nil
 }
 
 // Release gives up ownership and returns the DLManagedTensorVersioned* (C memory) for
 // another consumer, which must call its deleter; nil when already empty.
-func (d *DLPackTensor) Release() unsafe.Pointer {
-	if d.lock("Release") != nil {
-		return nil
-	}
-	defer d.mu.Unlock()
-	p := unsafe.Pointer(d.p)
-	d.p = nil
-	runtime.SetFinalizer(d, nil)
-	return p
-}
+func (d *DLPackTensor) Release() unsafe.Pointer { return d.owner().release() }
 
 // Pointer is the DLManagedTensorVersioned* without giving up ownership (nil when empty).
-func (d *DLPackTensor) Pointer() unsafe.Pointer {
-	if d.lock("Pointer") != nil {
-		return nil
-	}
-	defer d.mu.Unlock()
-	return unsafe.Pointer(d.p)
-}
+func (d *DLPackTensor) Pointer() unsafe.Pointer { return d.owner().pointer() }
 
 // DLPackInfo is what a DLPack tensor describes, copied into Go values.
 type DLPackInfo struct {
@@ -155,15 +110,13 @@ type DLPackInfo struct {
 
 // Info reads the struct's fields.
 func (d *DLPackTensor) Info() (DLPackInfo, error) {
-	if err := d.lock("Info"); err != nil {
-		return DLPackInfo{}, err
-	}
-	defer d.mu.Unlock()
-	m := d.p
-	info := dlTensorInfo(&m.dl_tensor)
-	info.Version = [2]uint32{uint32(m.version.major), uint32(m.version.minor)}
-	info.ReadOnly = m.flags&C.DLPACK_FLAG_BITMASK_READ_ONLY != 0
-	return info, nil
+	return d.owner().info("DLPackTensor", func(p unsafe.Pointer) DLPackInfo {
+		m := (*C.DLManagedTensorVersioned)(p)
+		info := dlTensorInfo(&m.dl_tensor)
+		info.Version = [2]uint32{uint32(m.version.major), uint32(m.version.minor)}
+		info.ReadOnly = m.flags&C.DLPACK_FLAG_BITMASK_READ_ONLY != 0
+		return info
+	})
 }
 
 // dlTensorInfo copies a DLTensor's fields (the pointers it holds are only read here).
@@ -194,15 +147,20 @@ func dlTensorInfo(dl *C.DLTensor) DLPackInfo {
 // lives in C memory and follows DLPackTensor's rules: Close calls its deleter exactly once
 // (a finalizer does it for a forgotten one); FromDLPackUnversioned or Release hands that
 // duty on. Safe for concurrent use.
-type DLPackUnversionedTensor struct {
-	mu sync.Mutex
-	p  *C.DLManagedTensor
+type DLPackUnversionedTensor struct{ o *dlpackOwner }
+
+func wrapDLPackUnversioned(p unsafe.Pointer) *DLPackUnversionedTensor {
+	return &DLPackUnversionedTensor{newDLPackOwner(p, func(p unsafe.Pointer) {
+		C.maxc_dlpack_delete_unversioned((*C.DLManagedTensor)(p))
+	})}
 }
 
-func wrapDLPackUnversioned(p *C.DLManagedTensor) *DLPackUnversionedTensor {
-	d := &DLPackUnversionedTensor{p: p}
-	runtime.SetFinalizer(d, func(d *DLPackUnversionedTensor) { d.Close() })
-	return d
+// owner lets a nil DLPackUnversionedTensor read as an empty one.
+func (d *DLPackUnversionedTensor) owner() *dlpackOwner {
+	if d == nil {
+		return nil
+	}
+	return d.o
 }
 
 // AdoptDLPackUnversioned takes ownership of a producer's DLManagedTensor*, given as a C
@@ -212,20 +170,17 @@ func AdoptDLPackUnversioned(managed unsafe.Pointer) *DLPackUnversionedTensor {
 	if managed == nil {
 		return nil
 	}
-	return wrapDLPackUnversioned((*C.DLManagedTensor)(managed))
+	return wrapDLPackUnversioned(managed)
 }
 
 // ToDLPackUnversioned exports the tensor as an unversioned DLManagedTensor sharing its
 // memory, for consumers older than DLPack 1.0. A read-only tensor cannot say so in this
 // struct; prefer ToDLPack where the consumer takes DLPack 1.x.
 func (t *Tensor) ToDLPackUnversioned() (*DLPackUnversionedTensor, error) {
-	p, err := t.retain("ToDLPackUnversioned")
+	m, err := exportDLPack(t, "ToDLPackUnversioned", func(p *C.max_tensor_t, m **C.DLManagedTensor) *C.max_status_t {
+		return C.max_tensor_to_dlpack_unversioned(p, m)
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer C.max_tensor_release(p)
-	var m *C.DLManagedTensor
-	if err := statusError(C.max_tensor_to_dlpack_unversioned(p, &m)); err != nil {
 		return nil, err
 	}
 	return wrapDLPackUnversioned(m), nil
@@ -236,79 +191,138 @@ func (t *Tensor) ToDLPackUnversioned() (*DLPackUnversionedTensor, error) {
 // empty; on failure d is left as it was. Errors: INVALID_ARGUMENT or UNIMPLEMENTED naming an
 // unsupported device, dtype or lanes; FAILED_PRECONDITION for an empty d.
 func FromDLPackUnversioned(d *DLPackUnversionedTensor) (*Tensor, error) {
-	if err := CheckABI(); err != nil {
-		return nil, err
-	}
-	if err := d.lock("FromDLPackUnversioned"); err != nil {
-		return nil, err
-	}
-	defer d.mu.Unlock()
-	var t *C.max_tensor_t
-	if err := statusError(C.max_tensor_from_dlpack_unversioned(d.p, &t)); err != nil {
-		return nil, err
-	}
-	d.p = nil
-	runtime.SetFinalizer(d, nil)
-	return wrapTensor(t), nil
-}
-
-func (d *DLPackUnversionedTensor) lock(method string) error {
-	if d == nil {
-		return closedError("DLPackUnversionedTensor", method)
-	}
-	d.mu.Lock()
-	if d.p == nil {
-		d.mu.Unlock()
-		return closedError("DLPackUnversionedTensor", method)
-	}
-	return nil
+	return d.owner().importTensor("DLPackUnversionedTensor", "FromDLPackUnversioned",
+		func(m unsafe.Pointer, t **C.max_tensor_t) *C.max_status_t {
+			return C.max_tensor_from_dlpack_unversioned((*C.DLManagedTensor)(m), t)
+		})
 }
 
 // Close calls the deleter (once) unless ownership was handed on. It is idempotent.
 func (d *DLPackUnversionedTensor) Close() error {
-	if d == nil {
-		return nil
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.p != nil {
-		C.maxc_dlpack_delete_unversioned(d.p)
-		d.p = nil
-		runtime.SetFinalizer(d, nil)
-	}
+	d.owner().close()
 	return nil
 }
 
 // Release gives up ownership and returns the DLManagedTensor* (C memory) for another
 // consumer, which must call its deleter; nil when already empty.
-func (d *DLPackUnversionedTensor) Release() unsafe.Pointer {
-	if d.lock("Release") != nil {
-		return nil
-	}
-	defer d.mu.Unlock()
-	p := unsafe.Pointer(d.p)
-	d.p = nil
-	runtime.SetFinalizer(d, nil)
-	return p
-}
+func (d *DLPackUnversionedTensor) Release() unsafe.Pointer { return d.owner().release() }
 
 // Pointer is the DLManagedTensor* without giving up ownership (nil when empty).
-func (d *DLPackUnversionedTensor) Pointer() unsafe.Pointer {
-	if d.lock("Pointer") != nil {
-		return nil
-	}
-	defer d.mu.Unlock()
-	return unsafe.Pointer(d.p)
-}
+func (d *DLPackUnversionedTensor) Pointer() unsafe.Pointer { return d.owner().pointer() }
 
 // Info reads the struct's fields (Version is zero and ReadOnly false: the struct has
 // neither).
 func (d *DLPackUnversionedTensor) Info() (DLPackInfo, error) {
-	if err := d.lock("Info"); err != nil {
+	return d.owner().info("DLPackUnversionedTensor", func(p unsafe.Pointer) DLPackInfo {
+		return dlTensorInfo(&(*C.DLManagedTensor)(p).dl_tensor)
+	})
+}
+
+// ---- what both kinds share ----
+
+// dlpackOwner holds one DLPack struct of either kind in C memory and runs its deleter at
+// most once. It is reachable only through its DLPackTensor or DLPackUnversionedTensor, so
+// its finalizer runs when that one is dropped. A nil owner reads as empty.
+type dlpackOwner struct {
+	mu     sync.Mutex
+	p      unsafe.Pointer // nil once deleted or handed on
+	delete func(unsafe.Pointer)
+}
+
+func newDLPackOwner(p unsafe.Pointer, del func(unsafe.Pointer)) *dlpackOwner {
+	o := &dlpackOwner{p: p, delete: del}
+	runtime.SetFinalizer(o, (*dlpackOwner).close)
+	return o
+}
+
+// exportDLPack runs a C export on a retained handle, so that t may be closed meanwhile.
+func exportDLPack[M any](t *Tensor, method string, export func(*C.max_tensor_t, **M) *C.max_status_t) (unsafe.Pointer, error) {
+	p, err := t.retain(method)
+	if err != nil {
+		return nil, err
+	}
+	defer C.max_tensor_release(p)
+	var m *M
+	if err := statusError(export(p, &m)); err != nil {
+		return nil, err
+	}
+	return unsafe.Pointer(m), nil
+}
+
+// lock locks a non-empty owner; kind is the Go type an error names.
+func (o *dlpackOwner) lock(kind, method string) error {
+	if o == nil {
+		return closedError(kind, method)
+	}
+	o.mu.Lock()
+	if o.p == nil {
+		o.mu.Unlock()
+		return closedError(kind, method)
+	}
+	return nil
+}
+
+// disown forgets the struct without deleting it, for whoever took it over. Callers hold o.mu.
+func (o *dlpackOwner) disown() unsafe.Pointer {
+	p := o.p
+	o.p = nil
+	runtime.SetFinalizer(o, nil)
+	return p
+}
+
+// importTensor hands the struct to a C import, keeping it if the import fails.
+func (o *dlpackOwner) importTensor(kind, method string, from func(unsafe.Pointer, **C.max_tensor_t) *C.max_status_t) (*Tensor, error) {
+	if err := CheckABI(); err != nil {
+		return nil, err
+	}
+	if err := o.lock(kind, method); err != nil {
+		return nil, err
+	}
+	defer o.mu.Unlock()
+	var t *C.max_tensor_t
+	if err := statusError(from(o.p, &t)); err != nil {
+		return nil, err
+	}
+	o.disown()
+	return wrapTensor(t), nil
+}
+
+func (o *dlpackOwner) close() {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.p != nil {
+		o.delete(o.disown())
+	}
+}
+
+func (o *dlpackOwner) release() unsafe.Pointer {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.disown()
+}
+
+func (o *dlpackOwner) pointer() unsafe.Pointer {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.p
+}
+
+// info reads the struct under the lock, so a concurrent Close cannot free it meanwhile.
+func (o *dlpackOwner) info(kind string, read func(unsafe.Pointer) DLPackInfo) (DLPackInfo, error) {
+	if err := o.lock(kind, "Info"); err != nil {
 		return DLPackInfo{}, err
 	}
-	defer d.mu.Unlock()
-	return dlTensorInfo(&d.p.dl_tensor), nil
+	defer o.mu.Unlock()
+	return read(o.p), nil
 }
 
 // DLPackDevice is the tensor's DLPack device (type and id), as __dlpack_device__ gives.

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestBorrowSharesGoMemory(t *testing.T) {
@@ -46,28 +45,10 @@ func TestBorrowSharesGoMemory(t *testing.T) {
 	waitForPins(t, 0)
 }
 
-// waitForPins waits for borrowed memory to be unpinned (finalizers run asynchronously).
-func waitForPins(t *testing.T, want int64) {
-	t.Helper()
-	for i := 0; i < 100 && livePins.Load() != want; i++ {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := livePins.Load(); n != want {
-		t.Fatalf("%d slices still pinned, want %d", n, want)
-	}
-}
-
 func TestBorrowedWeightsLiveWithTheModel(t *testing.T) {
 	waitForPins(t, 0)
 	w := newMLPWeights(11)
-	ctx, err := NewContext(1)
-	must(t, err)
-	defer ctx.Close()
-	g := mlpGraph(t)
-	defer g.Close()
-	cm, err := ctx.Compile(g, nil)
-	must(t, err)
+	cm := compileMLP(t)
 	defer cm.Close()
 	wt, err := Borrow(append([]float32(nil), w.w...), []int64{mlpIn, mlpHidden})
 	must(t, err)
@@ -122,12 +103,7 @@ func TestDLPackRoundTrip(t *testing.T) {
 	must(t, err)
 	assertClose(t, got, data)
 	// The import shares the exporter's memory.
-	ones, err := FromFloat32s([]float32{1, 1, 1, 1, 1, 1}, []int64{2, 3})
-	must(t, err)
-	must(t, x.CopyFrom(ones))
-	got, err = y.Float32s()
-	must(t, err)
-	assertClose(t, got, []float32{1, 1, 1, 1, 1, 1})
+	assertShared(t, x, y, 1)
 
 	// An export that nobody imports is deleted by Close (once; Close is idempotent).
 	d2, err := x.ToDLPack()
@@ -196,13 +172,7 @@ func TestDLPackUnversionedRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Shared memory: a write through y shows in x.
-	twos, err := FromFloat32s([]float32{2, 2, 2, 2, 2, 2}, []int64{3, 2})
-	must(t, err)
-	defer twos.Close()
-	must(t, y.CopyFrom(twos))
-	got, err := x.Float32s()
-	must(t, err)
-	assertClose(t, got, []float32{2, 2, 2, 2, 2, 2})
+	assertShared(t, y, x, 2)
 
 	// Close deletes an export nobody imported; Release and Adopt hand it on.
 	d2, err := x.ToDLPackUnversioned()

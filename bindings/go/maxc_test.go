@@ -11,15 +11,6 @@ import (
 	"testing"
 )
 
-func asError(t *testing.T, err error) *Error {
-	t.Helper()
-	var e *Error
-	if !errors.As(err, &e) {
-		t.Fatalf("want *Error, got %T %v", err, err)
-	}
-	return e
-}
-
 func TestABI(t *testing.T) {
 	if err := CheckABI(); err != nil {
 		t.Fatal(err)
@@ -313,18 +304,6 @@ func mlp(t *testing.T) (*Graph, *Value) {
 	return g, y
 }
 
-func op1(t *testing.T, g *Graph, name string, attrs *Attrs, in ...*Value) *Value {
-	t.Helper()
-	out, err := g.AddOp(name, in, attrs)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if len(out) != 1 {
-		t.Fatalf("%s: %d outputs", name, len(out))
-	}
-	return out[0]
-}
-
 func TestGraphMLPSymbolicBatch(t *testing.T) {
 	g, y := mlp(t)
 	defer g.Close()
@@ -391,13 +370,10 @@ func TestSymbolicExpressionDims(t *testing.T) {
 }
 
 func TestFailingOpLeavesGraphUsable(t *testing.T) {
-	g, err := NewGraph("e")
-	must(t, err)
+	g, x := inputGraph(t, "e", Static(2), Static(3))
 	defer g.Close()
-	x, err := g.AddInput("x", Float32, Static(2), Static(3))
-	must(t, err)
 	n0, _ := g.NumOps()
-	_, err = g.AddOp("matmul", []*Value{x, x}, nil)
+	_, err := g.AddOp("matmul", []*Value{x, x}, nil)
 	e := asError(t, err)
 	if e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "matmul") {
 		t.Fatal(e)
@@ -540,23 +516,4 @@ func TestErrorIs(t *testing.T) {
 			t.Fatalf("sentinel %d is named %q, the library says %q", s.Code, s.CodeName, codeName(s.Code))
 		}
 	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

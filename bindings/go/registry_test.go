@@ -56,11 +56,8 @@ func TestOpRegistry(t *testing.T) {
 // A sample of op families built through AddOp with their attributes, executed, and checked
 // against values computed here.
 func TestOpFamiliesExecute(t *testing.T) {
-	g, err := NewGraph("families")
-	must(t, err)
+	g, x := inputGraph(t, "families", Static(2), Static(3))
 	defer g.Close()
-	x, err := g.AddInput("x", Float32, Static(2), Static(3))
-	must(t, err)
 	sum := op1(t, g, "sum", NewAttrs().Int("axis", 1), x)                         // [2, 1]
 	amax := op1(t, g, "argmax", NewAttrs().Int("axis", -1), x)                    // [2, 1] int64
 	tr := op1(t, g, "transpose", NewAttrs().Int("axis_1", 0).Int("axis_2", 1), x) // [3, 2]
@@ -69,14 +66,7 @@ func TestOpFamiliesExecute(t *testing.T) {
 	sm := op1(t, g, "softmax", NewAttrs().Int("axis", -1), x)
 	must(t, g.SetOutputs([]*Value{sum, amax, rs, cat, sm}, []string{"sum", "argmax", "flat_t", "cat", "softmax"}))
 
-	ctx, err := NewContext(1)
-	must(t, err)
-	defer ctx.Close()
-	cm, err := ctx.Compile(g, nil)
-	must(t, err)
-	defer cm.Close()
-	m, err := cm.NewModel(nil)
-	must(t, err)
+	m := graphModel(t, g)
 	defer m.Close()
 	in := []float32{1, 5, 2, -1, -3, 0}
 	xt, err := FromFloat32s(in, []int64{2, 3})

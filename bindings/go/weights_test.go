@@ -22,18 +22,6 @@ func writeMLPSafetensors(t *testing.T, dir string, w mlpWeights) string {
 	return path
 }
 
-func compileMLP(t *testing.T) *CompiledModel {
-	t.Helper()
-	ctx, err := NewContext(1)
-	must(t, err)
-	defer ctx.Close()
-	g := mlpGraph(t)
-	defer g.Close()
-	cm, err := ctx.Compile(g, nil)
-	must(t, err)
-	return cm
-}
-
 func TestWeightsFromSafetensors(t *testing.T) {
 	w := newMLPWeights(31)
 	reg, err := NewWeights(writeMLPSafetensors(t, t.TempDir(), w))
@@ -277,20 +265,13 @@ func qErr(t *Tensor, e QuantEncoding) error {
 // dequantizeDiff runs x - dequantize(q) with q bound from reg.
 func dequantizeDiff(t *testing.T, reg *Weights, x []float32, rows, k int64) []float32 {
 	t.Helper()
-	g, err := NewGraph("dequant")
-	must(t, err)
+	g, in := inputGraph(t, "dequant", Static(rows), Static(k))
 	defer g.Close()
-	in, err := g.AddInput("x", Float32, Static(rows), Static(k))
-	must(t, err)
 	qv, err := g.AddWeight("q", Uint8, Static(rows), Static(k/32*34))
 	must(t, err)
 	d := op1(t, g, "dequantize", NewAttrs().Str("encoding", QuantQ8_0.String()), qv)
 	must(t, g.SetOutputs([]*Value{op1(t, g, "sub", nil, in, d)}, nil))
-	ctx, err := NewContext(1)
-	must(t, err)
-	defer ctx.Close()
-	cm, err := ctx.Compile(g, nil)
-	must(t, err)
+	cm := compileGraph(t, g)
 	defer cm.Close()
 	m, err := cm.NewModelFromWeights(reg)
 	must(t, err)

@@ -5,6 +5,7 @@
 
 #include "driver/device.h"
 #include "engine/memory_plan.h"
+#include "kernels/cpu/parallel.h"
 
 namespace maxc {
 
@@ -225,6 +226,10 @@ class PlanBuilder {
 }  // namespace
 
 std::unique_ptr<ExecPlan> build_plan(const Program& p, const SymbolValues& symbols, int32_t num_threads) {
+  // oneDNN fixes a primitive's thread partition when the primitive is created, from the
+  // calling thread's team size: lowering must see the team the plan will run on, or a
+  // one-thread session runs its convolutions on two.
+  cpu::size_team(num_threads);
   return PlanBuilder(p, symbols, num_threads).build();
 }
 

@@ -5,22 +5,13 @@
 
 #include <random>
 
-#include "driver/device.h"
-#include "engine/model.h"
+#include "engine_test_util.h"
 
 namespace maxc {
 namespace {
 
-TensorType f32(std::vector<Dim> dims) { return TensorType{DType::kFloat32, std::move(dims), DeviceRef::cpu()}; }
-
-Ref<Tensor> random_tensor(std::vector<int64_t> dims, uint32_t seed) {
-  auto t = Tensor::create(Device::cpu(), DType::kFloat32, dims);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  auto* p = reinterpret_cast<float*>(t->data());
-  for (int64_t i = 0; i < t->num_elements(); ++i) p[i] = u(rng);
-  return t;
-}
+using engine_test::f32;
+using engine_test::random_tensor;
 
 struct Case {
   bool nchw;

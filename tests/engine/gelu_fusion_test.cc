@@ -6,25 +6,16 @@
 #include <functional>
 #include <random>
 
-#include "driver/device.h"
-#include "engine/model.h"
+#include "engine_test_util.h"
 
 namespace maxc {
 namespace {
 
-TensorType f32(std::vector<Dim> dims) { return TensorType{DType::kFloat32, std::move(dims), DeviceRef::cpu()}; }
+using engine_test::f32;
+using engine_test::random_tensor;
 
 ValueId scalar(Graph& g, float v) {
   return g.add_constant(Constant::copy_of(f32({}), {reinterpret_cast<const uint8_t*>(&v), 4}));
-}
-
-Ref<Tensor> random_tensor(std::vector<int64_t> dims, uint32_t seed) {
-  auto t = Tensor::create(Device::cpu(), DType::kFloat32, dims);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-2.f, 2.f);
-  auto* p = reinterpret_cast<float*>(t->data());
-  for (int64_t i = 0; i < t->num_elements(); ++i) p[i] = u(rng);
-  return t;
 }
 
 using Op = std::function<ValueId(const char*, std::vector<ValueId>)>;
@@ -82,7 +73,7 @@ void expect_same_results(const Graph& g) {
   auto fused = Model::create(CompiledModel::compile(ctx, g, {}), weights);
   auto plain = Model::create(CompiledModel::compile(ctx, g, plain_settings), weights);
   for (int64_t batch : {1, 7, 130}) {
-    std::vector<Ref<Tensor>> in = {random_tensor({batch, 24}, 3 + static_cast<uint32_t>(batch))};
+    std::vector<Ref<Tensor>> in = {random_tensor({batch, 24}, 3 + static_cast<uint32_t>(batch), -2.f, 2.f)};
     const auto a = fused->execute(in)[0], b = plain->execute(in)[0];
     const auto* pa = reinterpret_cast<const float*>(a->data());
     const auto* pb = reinterpret_cast<const float*>(b->data());

@@ -255,6 +255,18 @@ public final class Tensor extends NativeHandle {
     return shape.length == 0 ? null : shape;
   }
 
+  /** A C call that returns its status and puts its result in one pointer out-parameter. */
+  private interface OutCall {
+    Pointer call(PointerByReference out);
+  }
+
+  /** What {@code call} puts out; a failing status throws. */
+  private static Pointer out(OutCall call) {
+    PointerByReference out = new PointerByReference();
+    Status.check(call.call(out));
+    return out.getValue();
+  }
+
   // ---- queries ----
 
   /**
@@ -373,11 +385,7 @@ public final class Tensor extends NativeHandle {
    * @throws IllegalStateException when closed
    */
   public Device device() {
-    return with("device", p -> {
-      PointerByReference out = new PointerByReference();
-      Status.check(MaxLibrary.lib().max_tensor_device(p, out));
-      return new Device(out.getValue());
-    });
+    return with("device", p -> new Device(out(o -> MaxLibrary.lib().max_tensor_device(p, o))));
   }
 
   // ---- data out ----
@@ -571,11 +579,8 @@ public final class Tensor extends NativeHandle {
    * @throws MaxException INVALID_ARGUMENT when not contiguous or the sizes differ
    */
   public Tensor view(DType dtype, long... shape) {
-    return with("view", p -> {
-      PointerByReference out = new PointerByReference();
-      Status.check(MaxLibrary.lib().max_tensor_view(p, dtype.code(), dimsOrNull(shape), shape.length, out));
-      return new Tensor(out.getValue());
-    });
+    return with("view", p -> new Tensor(out(o ->
+        MaxLibrary.lib().max_tensor_view(p, dtype.code(), dimsOrNull(shape), shape.length, o))));
   }
 
   /**
@@ -589,11 +594,7 @@ public final class Tensor extends NativeHandle {
    */
   public Tensor quantize(QuantEncoding encoding) {
     Status.nonNull(encoding, "Tensor.quantize: encoding");
-    return with("quantize", p -> {
-      PointerByReference out = new PointerByReference();
-      Status.check(MaxLibrary.lib().max_tensor_quantize(p, encoding.code(), out));
-      return new Tensor(out.getValue());
-    });
+    return with("quantize", p -> new Tensor(out(o -> MaxLibrary.lib().max_tensor_quantize(p, encoding.code(), o))));
   }
 
   // ---- DLPack ----
@@ -621,11 +622,7 @@ public final class Tensor extends NativeHandle {
    * @throws IllegalStateException when closed
    */
   public Pointer toDLPackUnversioned() {
-    return with("toDLPackUnversioned", p -> {
-      PointerByReference out = new PointerByReference();
-      Status.check(MaxLibrary.lib().max_tensor_to_dlpack_unversioned(p, out));
-      return out.getValue();
-    });
+    return with("toDLPackUnversioned", p -> out(o -> MaxLibrary.lib().max_tensor_to_dlpack_unversioned(p, o)));
   }
 
   /**
@@ -637,10 +634,8 @@ public final class Tensor extends NativeHandle {
    *     unsupported device, dtype or lanes
    */
   public static Tensor fromDLPackUnversioned(Pointer managed) {
-    if (managed == null) throw Status.invalid("Tensor.fromDLPackUnversioned: the struct pointer is null");
-    PointerByReference out = new PointerByReference();
-    Status.check(MaxLibrary.lib().max_tensor_from_dlpack_unversioned(managed, out));
-    return new Tensor(out.getValue());
+    return importDLPack("fromDLPackUnversioned", managed,
+        o -> MaxLibrary.lib().max_tensor_from_dlpack_unversioned(managed, o));
   }
 
   /**
@@ -651,11 +646,7 @@ public final class Tensor extends NativeHandle {
    * @throws MaxException when closed or the dtype has no DLPack equivalent
    */
   public Pointer toDLPack() {
-    return with("toDLPack", p -> {
-      PointerByReference out = new PointerByReference();
-      Status.check(MaxLibrary.lib().max_tensor_to_dlpack(p, out));
-      return out.getValue();
-    });
+    return with("toDLPack", p -> out(o -> MaxLibrary.lib().max_tensor_to_dlpack(p, o)));
   }
 
   /**
@@ -666,10 +657,13 @@ public final class Tensor extends NativeHandle {
    * @throws MaxException INVALID_ARGUMENT / UNIMPLEMENTED naming an unsupported version, device or dtype
    */
   public static Tensor fromDLPack(Pointer managed) {
-    if (managed == null) throw Status.invalid("Tensor.fromDLPack: the struct pointer is null");
-    PointerByReference out = new PointerByReference();
-    Status.check(MaxLibrary.lib().max_tensor_from_dlpack(managed, out));
-    return new Tensor(out.getValue());
+    return importDLPack("fromDLPack", managed, o -> MaxLibrary.lib().max_tensor_from_dlpack(managed, o));
+  }
+
+  /** The versioned and unversioned imports differ only in the C call. */
+  private static Tensor importDLPack(String method, Pointer managed, OutCall importer) {
+    if (managed == null) throw Status.invalid("Tensor." + method + ": the struct pointer is null");
+    return new Tensor(out(importer));
   }
 
   @Override
