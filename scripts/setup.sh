@@ -18,8 +18,9 @@ APT_PACKAGES=(
 )
 # Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites), wheel
 # (so the install test builds the binding's wheel offline), onnx (the ONNX backend node
-# cases the conformance suite runs through our importer).
-PIP_PACKAGES=(numpy pytest wheel onnx)
+# cases the conformance suite runs through our importer), onnxruntime (the bench models'
+# test compares max_c with it on small versions of every bench model).
+PIP_PACKAGES=(numpy pytest wheel onnx onnxruntime)
 VENV="$MAX_C_ROOT/.venv"
 # NVRTC, CUDA's runtime compiler, from NVIDIA's wheel: it runs without a GPU, and with it the
 # GPU tests (tests/gpu) compile every CUDA kernel source, so a kernel that does not compile
