@@ -25,15 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 from max_c.dtype import DType
 from max_c.engine import InferenceSession
 from max_c.graph import Graph, TensorType, ops
-
-
-def make_weights(dims, seed=0):
-    rng = np.random.default_rng(seed)
-    weights = {}
-    for i, (fan_in, fan_out) in enumerate(zip(dims[:-1], dims[1:])):
-        weights[f"w{i}"] = (rng.standard_normal((fan_in, fan_out)) / np.sqrt(fan_in)).astype(np.float32)
-        weights[f"b{i}"] = (0.1 * rng.standard_normal(fan_out)).astype(np.float32)
-    return weights
+from onnx_mlp import random_weights
 
 
 def max_c_model(session, dims, weights):
@@ -90,7 +82,7 @@ def mean_seconds(fn, min_seconds):
 def best_ms(engine, dims, threads, batch, rounds=5, min_seconds=0.3):
     """Best mean latency (ms) of `engine` ("max_c" or "ort") over rounds of at least
     min_seconds, in this process: what the child processes run."""
-    weights = make_weights(dims)
+    weights = random_weights(dims)
     x = np.random.default_rng(batch).standard_normal((batch, dims[0])).astype(np.float32)
     if engine == "max_c":
         model = max_c_model(InferenceSession(num_threads=threads), dims, weights)
@@ -133,7 +125,7 @@ def main():
     if args.time:
         print(best_ms(args.time, dims, args.threads, batches[0]))
         return
-    check_agreement(dims, make_weights(dims), args.threads, batches)
+    check_agreement(dims, random_weights(dims), args.threads, batches)
     print(f"MLP {' -> '.join(map(str, dims))} (float32, ReLU), {args.threads} thread(s); "
           f"onnxruntime {ort.__version__}, onnx {onnx.__version__}; each engine in its own process")
     print(f"  {'batch':>5} {'max_c ms':>10} {'ORT ms':>10} {'max_c/ORT':>10}")

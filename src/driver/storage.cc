@@ -1,5 +1,10 @@
 #include "driver/storage.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+
 namespace maxc {
 
 Ref<Storage> Storage::allocate(Ref<Device> device, size_t bytes, bool zero) {
@@ -19,6 +24,13 @@ Ref<Storage> Storage::borrow(Ref<Device> device, void* data, std::function<void(
 
 Storage::~Storage() {
   if (release_) release_();
+}
+
+void drop_file_pages(const void* data, size_t bytes) {
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t begin = (first + page - 1) & ~(page - 1), end = (first + bytes) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 }  // namespace maxc

@@ -40,6 +40,11 @@ class Tensor : public Object {
   int64_t num_elements() const { return num_elements_; }
   uint64_t byte_size() const { return dtype_bytes_for(dtype_, num_elements_); }
   bool is_contiguous() const;
+  // Releases the resident pages of a contiguous view of file-mapped storage (see
+  // Storage::mark_file_pages) after its bytes were copied elsewhere; otherwise does nothing.
+  void drop_file_pages() const {
+    if (storage_->file_pages() && is_contiguous()) maxc::drop_file_pages(data(), byte_size());
+  }
   bool read_only() const { return read_only_; }
   const Ref<Device>& device() const { return storage_->device(); }
   const Ref<Storage>& storage() const { return storage_; }

@@ -1,12 +1,10 @@
 #include "onnx/importer.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <memory>
 #include <set>
 
+#include "driver/storage.h"
 #include "onnx/dtypes.h"
 #include "onnx/model_proto.h"
 #include "onnx/node_context.h"
@@ -37,17 +35,6 @@ std::string symbol_for(const std::string& param) {
   return s;
 }
 
-// Once an initializer is copied out of the mapped file, the file's pages wholly inside its
-// bytes are not needed again: dropping them keeps the resident set at one copy of the
-// weights instead of the copy plus the file's pages. A hint (a page touched again is read
-// back from the file), so its failure is ignored.
-void drop_copied_pages(std::span<const uint8_t> bytes) {
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto first = reinterpret_cast<uintptr_t>(bytes.data());
-  const uintptr_t begin = (first + page - 1) & ~(page - 1), end = (first + bytes.size()) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-}
-
 class GraphImporter {
  public:
   GraphImporter(const ModelProto& model, const std::string& base_dir, std::shared_ptr<const MappedFile> file)
@@ -67,7 +54,7 @@ class GraphImporter {
       if (t.name.empty()) fail(Code::kInvalidArgument, "onnx: an initializer has no name (at byte ", t.offset, ")");
       initializer_names.insert(t.name);
       Ref<Tensor> data = tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_, file_);
-      if (file_ && t.has_raw_data && data->data() != t.raw_data.data()) drop_copied_pages(t.raw_data);
+      if (file_ && t.has_raw_data && data->data() != t.raw_data.data()) drop_file_pages(t.raw_data.data(), t.raw_data.size());  // copied: the file's pages are not needed again
       values_.add_initializer(t.name, std::move(data));
     }
     for (const ValueInfoProto& in : g.inputs)

@@ -93,8 +93,7 @@ Ref<Tensor> view_of_mapping(const TensorProto& tp, DType dtype, uint64_t bytes,
   const uint8_t* p = tp.raw_data.data();
   if (!file || bytes == 0 || !file->contains(p, bytes)) return {};
   if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(dtype_align(dtype)) != 0) return {};
-  return Tensor::borrow(Device::cpu(), const_cast<uint8_t*>(p), 0, dtype, tp.dims, {}, /*read_only=*/true,
-                        [hold = file]() mutable { hold.reset(); });
+  return mapped_tensor(file, p, dtype, tp.dims);
 }
 
 }  // namespace

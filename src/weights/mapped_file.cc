@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "driver/device.h"
 
 namespace maxc {
 namespace {
@@ -91,6 +92,14 @@ bool MappedFile::contains(const void* p, uint64_t n) const {
   const auto begin = reinterpret_cast<uintptr_t>(data_);
   const auto q = reinterpret_cast<uintptr_t>(p);
   return q >= begin && q - begin <= size_ && n <= size_ - (q - begin);
+}
+
+Ref<Tensor> mapped_tensor(const std::shared_ptr<const MappedFile>& file, const uint8_t* p, DType dtype,
+                          std::vector<int64_t> dims) {
+  Ref<Tensor> t = Tensor::borrow(Device::cpu(), const_cast<uint8_t*>(p), 0, dtype, std::move(dims), {},
+                                 /*read_only=*/true, [hold = file]() mutable { hold.reset(); });
+  if (file->is_mapping()) t->storage()->mark_file_pages();
+  return t;
 }
 
 }  // namespace maxc

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/dtype.h"
+#include "driver/tensor.h"
+
 namespace maxc {
 
 class MappedFile {
@@ -38,6 +41,8 @@ class MappedFile {
   std::span<const uint8_t> bytes() const { return {data_, static_cast<size_t>(size_)}; }
   // Whether [p, p + n) lies inside the file's bytes.
   bool contains(const void* p, uint64_t n) const;
+  // Whether the bytes are an mmap of the file (not from_bytes' buffer).
+  bool is_mapping() const { return mapped_; }
 
  private:
   MappedFile(std::string path, const uint8_t* data, uint64_t size, bool mapped,
@@ -49,5 +54,12 @@ class MappedFile {
   bool mapped_;                 // data_ is an mmap to unmap, not owned_'s buffer
   std::vector<uint8_t> owned_;  // the bytes of from_bytes()
 };
+
+// A read-only, zero-copy tensor over the bytes at p in `file` (inside it and aligned for
+// dtype: the caller checks), holding the mapping as long as it lives. Its storage is marked
+// as file pages when the file is mapped, so the engine may release them once it has packed
+// a copy (Tensor::drop_file_pages).
+Ref<Tensor> mapped_tensor(const std::shared_ptr<const MappedFile>& file, const uint8_t* p, DType dtype,
+                          std::vector<int64_t> dims);
 
 }  // namespace maxc

@@ -133,9 +133,7 @@ Ref<Tensor> WeightsRegistry::map_or_copy(const Record& r) {
   const uint8_t* p = r.file->data() + r.offset;
   const auto align = static_cast<uintptr_t>(dtype_align(r.info.dtype));
   if (reinterpret_cast<uintptr_t>(p) % align == 0) {
-    // The view holds the mapping; its release function drops that hold.
-    return Tensor::borrow(Device::cpu(), const_cast<uint8_t*>(p), 0, r.info.dtype, r.info.dims, {}, true,
-                          [hold = r.file]() mutable { hold.reset(); });
+    return mapped_tensor(r.file, p, r.info.dtype, r.info.dims);
   }
   Ref<Tensor> copy = Tensor::create(Device::cpu(), r.info.dtype, r.info.dims, false);
   if (r.bytes > 0) std::memcpy(copy->data(), p, static_cast<size_t>(r.bytes));

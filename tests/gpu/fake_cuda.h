@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -60,6 +61,7 @@ struct Token {
 };
 struct FakeModule {
   std::string image;
+  std::deque<std::string> functions;  // the handles cuModuleGetFunction gave out (stable addresses)
 };
 
 inline CUresult cuGetErrorName(CUresult e, const char** name) {
@@ -253,7 +255,8 @@ inline CUresult cuModuleUnload(CUmodule m) {
 inline CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   const std::string& image = reinterpret_cast<FakeModule*>(m)->image;
   if (image.find(name) == std::string::npos) return result::kNotFound;
-  *f = reinterpret_cast<CUfunction>(new std::string(name));  // leaked: functions live with modules
+  // A function lives as long as its module, as the driver's do.
+  *f = reinterpret_cast<CUfunction>(&reinterpret_cast<FakeModule*>(m)->functions.emplace_back(name));
   return result::kSuccess;
 }
 inline CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
