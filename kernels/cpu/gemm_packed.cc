@@ -2,74 +2,22 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/gemm_tile.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd.h"
-#include "kernels/cpu/vec8.h"
 #include "kernels/cpu/vector_math.h"
 
 namespace maxc::cpu {
 namespace {
 
 constexpr int64_t kPanel = PackedGemm::kPanel;
-constexpr int kTileRows = 6;
+static_assert(kPanel == kTileCols, "a panel is one tile wide");
 // k per block: a panel's slice (kBlockK x 16 floats, 16 KiB) stays in L1 while the row
 // tiles walk it.
 constexpr int64_t kBlockK = 256;
 // Rows per block: a block's slice of a, kBlockRows x kBlockK floats (144 KiB), stays in L2.
 constexpr int64_t kBlockRows = 144;
 
-// rows x 16 results of a[rows, kb] @ panel[kb, 16], added to c when `accumulate`. `cols`
-// (< 16 on the last panel) bounds what is stored.
-template <int Rows>
-[[gnu::always_inline]] inline void tile(int64_t kb, const float* a, int64_t lda, const float* panel, bool accumulate,
-                                        float* c, int64_t ldc, int64_t cols) {
-  V8 acc[Rows][2] = {};
-  for (int64_t p = 0; p < kb; ++p) {
-    const V8 b0 = load8(panel + p * kPanel), b1 = load8(panel + p * kPanel + 8);
-    // Unrolled, so the accumulators live in registers, not in an array on the stack.
-#pragma GCC unroll 6
-    for (int r = 0; r < Rows; ++r) {
-      const float x = a[r * lda + p];
-      acc[r][0] += x * b0;
-      acc[r][1] += x * b1;
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < Rows; ++r) {
-    float* out = c + r * ldc;
-    if (cols == kPanel) {
-      V8 lo = acc[r][0], hi = acc[r][1];
-      if (accumulate) lo += load8(out), hi += load8(out + 8);
-      store8(out, lo);
-      store8(out + 8, hi);
-    } else {
-      float staged[kPanel];
-      store8(staged, acc[r][0]);
-      store8(staged + 8, acc[r][1]);
-      for (int64_t j = 0; j < cols; ++j) out[j] = staged[j] + (accumulate ? out[j] : 0.f);
-    }
-  }
-}
-
-template <int Rows>
-[[gnu::always_inline]] inline void tiles(int64_t m, int64_t kb, const float* a, int64_t lda, const float* panel,
-                                         bool accumulate, float* c, int64_t ldc, int64_t cols) {
-  int64_t i = 0;
-  for (; i + Rows <= m; i += Rows) tile<Rows>(kb, a + i * lda, lda, panel, accumulate, c + i * ldc, ldc, cols);
-  const float* ar = a + i * lda;
-  float* cr = c + i * ldc;
-  switch (m - i) {
-    case 5: tile<5>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
-    case 4: tile<4>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
-    case 3: tile<3>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
-    case 2: tile<2>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
-    case 1: tile<1>(kb, ar, lda, panel, accumulate, cr, ldc, cols); break;
-    default: break;
-  }
-}
-
-// `omp simd`: at -O2 GCC vectorizes only loops it needs no scalar remainder for, and these
-// run over a 16-column strip or a whole row of any length.
 MAXC_SIMD_CLONES void epilogue_row(float* row, int64_t n, const float* bias, const MatmulEpilogue& e) {
   if (e.has_bias) {
     if (e.bias_len == 1) {
@@ -128,8 +76,8 @@ MAXC_SIMD_CLONES void panels(int64_t m, int64_t n, int64_t k, const float* a, in
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t j0 = p * kPanel, cols = std::min(kPanel, n - j0);
         float* strip = c + i0 * ldc + j0;
-        tiles<kTileRows>(mb, kb, a + i0 * lda + k0, lda, packed + p * k * kPanel + k0 * kPanel, k0 > 0, strip, ldc,
-                         cols);
+        gemm_tiles(mb, kb, 1.f, a + i0 * lda + k0, lda, packed + p * k * kPanel + k0 * kPanel, kPanel, k0 > 0, strip,
+                   ldc, cols);
         if (last && has_epilogue) {
           const float* strip_bias = e.has_bias && e.bias_len != 1 ? bias + j0 : bias;
           for (int64_t i = 0; i < mb; ++i) epilogue_row(strip + i * ldc, cols, strip_bias, e);

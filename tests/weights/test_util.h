@@ -1,5 +1,5 @@
 // Helpers shared by the weights tests: a scratch directory, byte patterns, little-endian
-// builders for hand-made files, and error expectations.
+// builders for hand-made files (error expectations: driver/test_util.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,44 +10,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
+#include "driver/test_util.h"  // EXPECT_MAXC_ERROR
 #include "weights/mapped_file.h"
 
 namespace maxc::testing {
-
-// Runs `statement`, expects a maxc::Error with `expected_code` whose message contains every piece.
-#define EXPECT_MAXC_ERROR(statement, expected_code, ...)                                  \
-  do {                                                                                   \
-    bool thrown_ = false;                                                                \
-    try {                                                                                \
-      statement;                                                                         \
-    } catch (const ::maxc::Error& e_) {                                                  \
-      thrown_ = true;                                                                    \
-      EXPECT_EQ(::maxc::code_name(e_.code()), std::string(::maxc::code_name(expected_code))) \
-          << "message: " << e_.what();                                                   \
-      for (const char* piece_ : std::initializer_list<const char*>{__VA_ARGS__})         \
-        EXPECT_TRUE(std::string(e_.what()).find(piece_) != std::string::npos)            \
-            << "message \"" << e_.what() << "\" lacks \"" << piece_ << "\"";             \
-    }                                                                                    \
-    EXPECT_TRUE(thrown_) << #statement " did not throw";                                 \
-  } while (0)
-
-// The code `f` throws as a maxc::Error, or kOk when it returns. Anything else escapes and
-// fails the test.
-template <typename F>
-Code error_code(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return Code::kOk;
-}
 
 // A fresh directory, removed with everything in it at the end of the scope.
 class ScratchDir {
