@@ -1,5 +1,6 @@
 #include "kernels/cpu/conv.h"
 
+#include <cstring>
 #include <vector>
 
 #include "base/error.h"
@@ -36,6 +37,9 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   if (epilogue.any() && dtype != DType::kFloat32)
     fail(Code::kUnimplemented, "conv2d: a fused epilogue on ", dtype_name(dtype) ? dtype_name(dtype) : "?",
          " (float32 only)");
+  // Only oneDNN's direct kernels, which channel blocks always get, add a residual.
+  if (epilogue.residual && !s.channel_blocked)
+    fail(Code::kInternal, "conv2d: a residual epilogue needs channel-blocked activations");
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !is_half(dtype))
     fail(Code::kUnimplemented, "conv2d: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
   if (s.out_elements() == 0) {
@@ -51,6 +55,8 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   }
   // oneDNN has no answer for an empty reduction (no input channels): the direct kernel's
   // sum of nothing plus the bias is.
+  if (s.channel_blocked && (dtype != DType::kFloat32 || s.in_c % 8 != 0 || s.out_c % 8 != 0 || s.in_c == 0))
+    fail(Code::kInternal, "conv2d: channel blocks need float32 and channels in multiples of 8");
   if (dtype == DType::kFloat64 || s.in_c == 0) {
     path_ = Path::kDirect;
     if (is_half(dtype)) plan_widened();
@@ -62,9 +68,14 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
                                          prefers_plain_filter(s, filter, packable_filter), epilogue);
     path_ = Path::kDnnl;
     dnnl_at_ = scratch_.add(dnnl_->scratch_bytes());
+    // The residual is summed in the destination, before the ReLU: only a post-op can.
+    if (epilogue.residual && !dnnl_->epilogue_applied())
+      fail(Code::kUnimplemented, "conv2d: oneDNN's ", dnnl_->implementation(), " takes no residual post-op");
     return;
   } catch (const Error&) {
-    // No oneDNN kernel for this case: float32 falls back to the direct kernel.
+    // No oneDNN kernel for this case: float32 falls back to the direct kernel, which knows
+    // no channel blocks.
+    if (s.channel_blocked) throw;
     if (dtype == DType::kFloat32) {
       path_ = Path::kDirect;
       return;
@@ -97,21 +108,24 @@ std::string Conv2d::implementation() const {
 }
 
 void Conv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed,
-                 const float* scale, const float* shift) const {
-  run_path(x, filter, bias, out, scratch, filter_packed, scale, shift);
+                 const float* scale, const float* shift, const float* residual) const {
+  if (epilogue_.residual && residual != out && path_ == Path::kDnnl && dnnl_->residual_in_destination())
+    std::memcpy(out, residual, sizeof(float) * s_.out_elements());
+  run_path(x, filter, bias, out, scratch, filter_packed, scale, shift, residual);
   const bool applied = path_ == Path::kDnnl && dnnl_->epilogue_applied();
   if (epilogue_.any() && !applied && path_ != Path::kEmpty)
     apply_conv_epilogue(s_, epilogue_, scale, shift, static_cast<float*>(out));
 }
 
 void Conv2d::run_path(const void* x, const void* filter, const void* bias, void* out, void* scratch,
-                      bool filter_packed, const float* scale, const float* shift) const {
+                      bool filter_packed, const float* scale, const float* shift, const float* residual) const {
   const void* b = has_bias_ ? bias : nullptr;
   switch (path_) {
     case Path::kEmpty: return;
     case Path::kMatmul: return matmul_->run(x, filter, b, out, scratch);
     case Path::kDnnl:
-      return dnnl_->run(x, filter, b, out, ScratchLayout::at<void>(scratch, dnnl_at_), filter_packed, scale, shift);
+      return dnnl_->run(x, filter, b, out, ScratchLayout::at<void>(scratch, dnnl_at_), filter_packed, scale, shift,
+                        residual);
     case Path::kDnnlWidened: return run_widened(x, filter, b, out, scratch);
     case Path::kDirect:
       if (is_half(dtype_)) return run_widened(x, filter, b, out, scratch);
@@ -145,6 +159,15 @@ void apply_conv_epilogue(const Conv2dShape& s, const ConvEpilogue& e, const floa
   const std::vector<float> ones(e.scale ? 0 : static_cast<size_t>(c), 1.f), zeros(e.shift ? 0 : static_cast<size_t>(c), 0.f);
   const float* sc = e.scale ? scale : ones.data();
   const float* sh = e.shift ? shift : zeros.data();
+  if (s.channel_blocked) {
+    // [N, C/8, pixels, 8]: a block's span repeats its 8 channels' operands, pixel by pixel.
+    parallel_for(s.batch * c / 8, 8 * pixels, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r)
+        for (int64_t p = 0; p < pixels; ++p) affine_span(out + (r * pixels + p) * 8, 8, sc + r % (c / 8) * 8, 1,
+                                                         sh + r % (c / 8) * 8, 1, e.relu);
+    });
+    return;
+  }
   parallel_for(s.batch * (s.channels_first ? c : pixels), s.channels_first ? pixels : c, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       if (s.channels_first) affine_span(out + r * pixels, pixels, sc + r % c, 0, sh + r % c, 0, e.relu);

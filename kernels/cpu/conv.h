@@ -37,16 +37,18 @@ class Conv2d {
   std::string filter_layout() const { return dnnl_->filter_layout(); }
   void pack_filter(const void* filter, void* packed) const { dnnl_->pack_filter(filter, packed); }
 
-  // scale and shift: the epilogue's per-channel operands, out_c floats each, when it has them.
+  // scale and shift: the epilogue's per-channel operands, out_c floats each, when it has them;
+  // residual: its addend, out's shape and layout, which may be `out` itself (then it is
+  // overwritten, the cheap way: no copy).
   void run(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed = false,
-           const float* scale = nullptr, const float* shift = nullptr) const;
+           const float* scale = nullptr, const float* shift = nullptr, const float* residual = nullptr) const;
 
  private:
   enum class Path { kEmpty, kDnnl, kDnnlWidened, kDirect, kMatmul };
 
   void plan_widened();
   void run_path(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed,
-                const float* scale, const float* shift) const;
+                const float* scale, const float* shift, const float* residual) const;
   void run_widened(const void* x, const void* filter, const void* bias, void* out, void* scratch) const;
 
   Conv2dShape s_;

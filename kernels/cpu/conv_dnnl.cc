@@ -42,7 +42,7 @@ dnnl::memory::desc any_filter_desc(const Conv2dShape& s, dnnl::memory::data_type
 // the header).
 bool wants_blocked_activations(const Conv2dShape& s) {
   const bool pointwise = s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1;
-  return s.channels_first && s.groups == 1 && !pointwise;
+  return s.channels_first && !s.channel_blocked && s.groups == 1 && !pointwise;
 }
 
 bool is_reference(const dnnl::convolution_forward::primitive_desc& pd) {
@@ -55,11 +55,16 @@ dnnl::memory::desc any_like(const dnnl::memory::desc& d) {
 
 }  // namespace
 
-// The epilogue as post-ops: binary mul and add by [1, C, 1, 1], then eltwise relu.
-dnnl::post_ops post_ops_of(const ConvEpilogue& e, const dnnl::memory::desc& channel) {
+// The epilogue as post-ops: binary mul and add by [1, C, 1, 1], the residual, then eltwise
+// relu. Alone, the residual is a sum post-op, which adds what the destination holds (the
+// residual, copied there first, when it is not there already); after binaries it is a
+// binary add of a whole tensor, since oneDNN's jit kernels take a sum only first.
+dnnl::post_ops post_ops_of(const ConvEpilogue& e, const dnnl::memory::desc& channel, const dnnl::memory::desc& dst) {
   dnnl::post_ops ops;
   if (e.scale) ops.append_binary(dnnl::algorithm::binary_mul, channel);
   if (e.shift) ops.append_binary(dnnl::algorithm::binary_add, channel);
+  if (e.residual && (e.scale || e.shift)) ops.append_binary(dnnl::algorithm::binary_add, dst);
+  else if (e.residual) ops.append_sum(1.f);
   if (e.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   return ops;
 }
@@ -68,7 +73,7 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
                        const void* constant_filter, bool prefer_plain_filter, const ConvEpilogue& epilogue)
     : has_bias_(has_bias), epilogue_(epilogue) {
   try {
-    const tag act_tag = s.channels_first ? tag::nchw : tag::nhwc;
+    const tag act_tag = s.channel_blocked ? tag::nChw8c : s.channels_first ? tag::nchw : tag::nhwc;
     user_src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, act_tag);
     user_dst_ = dnnl::memory::desc({s.batch, s.out_c, s.out_h, s.out_w}, type, act_tag);
     user_weights_ = user_filter_desc(s, type);
@@ -87,7 +92,7 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
     channel_desc_ = dnnl::memory::desc({1, s.out_c, 1, 1}, dnnl::memory::data_type::f32, tag::nchw);
     dnnl::primitive_attr conv_attr = user_scratchpad();
     const bool fuse = epilogue.any() && type == dnnl::memory::data_type::f32;
-    if (fuse) conv_attr.set_post_ops(post_ops_of(epilogue, channel_desc_));
+    if (fuse) conv_attr.set_post_ops(post_ops_of(epilogue, channel_desc_, user_dst_));
     auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
                        const dnnl::memory::desc& dst) -> dnnl::convolution_forward::primitive_desc {
       try {
@@ -202,7 +207,7 @@ void DnnlConv2d::reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, 
 }
 
 void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch,
-                     bool filter_packed, const float* scale, const float* shift) const {
+                     bool filter_packed, const float* scale, const float* shift, const float* residual) const {
   try {
     const dnnl::engine& engine = dnnl_engine();
     dnnl::stream& stream = dnnl_stream();
@@ -236,6 +241,9 @@ void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* 
                      dnnl::memory(channel_desc_, engine, const_cast<float*>(operand)));
         ++index;
       }
+      if (epilogue_.residual && !residual_in_destination())
+        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                     dnnl::memory(user_dst_, engine, const_cast<float*>(residual)));
     }
     primitive_.execute(stream, args);
     stream.wait();

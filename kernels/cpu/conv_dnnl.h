@@ -36,6 +36,8 @@ class DnnlConv2d {
              const void* constant_filter, bool prefer_plain_filter = false, const ConvEpilogue& epilogue = {});
 
   bool epilogue_applied() const { return post_ops_ > 0; }
+  // run() expects the residual already in `out` (a sum post-op) rather than as an operand.
+  bool residual_in_destination() const { return epilogue_.residual && !epilogue_.scale && !epilogue_.shift; }
 
   uint64_t scratch_bytes() const { return scratch_bytes_; }
   const std::string& implementation() const { return implementation_; }
@@ -48,9 +50,10 @@ class DnnlConv2d {
   std::string filter_layout() const;
   void pack_filter(const void* filter, void* packed) const;
 
-  // scale and shift: the epilogue's per-channel operands (read when epilogue_applied()).
+  // scale, shift and residual: the epilogue's operands (read when epilogue_applied(); the
+  // residual only when not residual_in_destination()).
   void run(const void* x, const void* filter, const void* bias, void* out, void* scratch, bool filter_packed = false,
-           const float* scale = nullptr, const float* shift = nullptr) const;
+           const float* scale = nullptr, const float* shift = nullptr, const float* residual = nullptr) const;
 
  private:
   void pack_constant_filter(const void* filter);

@@ -13,6 +13,9 @@ struct Conv2dShape {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t groups = 1;
   bool channels_first = false;  // x and out NCHW; else NHWC
+  // With channels_first: x and out in channel blocks of 8, [N, C/8, H, W, 8]
+  // (kernels/cpu/channel_blocks.h); C and F are multiples of 8.
+  bool channel_blocked = false;
   bool filter_fcrs = false;     // filter [F, C/groups, kH, kW]; else RSCF [kH, kW, C/groups, F]
 
   int64_t in_elements() const { return batch * in_h * in_w * in_c; }
@@ -21,10 +24,11 @@ struct Conv2dShape {
 };
 
 // What follows the convolution in the same kernel (compiler/fuse_conv.cc): out = act(conv *
-// scale[c] + shift[c]), with one float32 scale and shift per output channel.
+// scale[c] + shift[c] + residual), with one float32 scale and shift per output channel and
+// a residual of the output's shape (compiler/block_channels.cc).
 struct ConvEpilogue {
-  bool scale = false, shift = false, relu = false;
-  bool any() const { return scale || shift || relu; }
+  bool scale = false, shift = false, relu = false, residual = false;
+  bool any() const { return scale || shift || relu || residual; }
 };
 
 // The epilogue over a float32 result already written (for kernels without post-ops).

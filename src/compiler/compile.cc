@@ -18,6 +18,7 @@ Program compile_program(const Graph& graph, const CompileOptions& opts) {
     fuse_conv_epilogue(p);
     fuse_add_layer_norm(p);
     fuse_elementwise(p);
+    block_conv_channels(p);
     eliminate_dead_code(p);
   }
   MAXC_LOG(kDebug, "compiled graph '", graph.name(), "':\n", p.to_string());

@@ -29,6 +29,7 @@
 #include <string_view>
 
 #include "compiler/passes.h"
+#include "compiler/rewrite.h"
 #include "graph/promotion.h"
 
 namespace maxc {
@@ -95,8 +96,7 @@ bool is_cross_domain_cast(const Program& p, const Node& n) {
 // The domain node `n` computes in; kNone when it is not a node this pass fuses (for a cross-
 // domain cast too: see place()).
 Domain node_domain(const Program& p, const Node& n) {
-  if (!n.steps.empty() || n.outputs.size() != 1 || !elementwise_ops().contains(n.op)) return Domain::kNone;
-  if ((n.op == "max" || n.op == "min") && n.inputs.size() != 2) return Domain::kNone;  // a reduction
+  if (!n.steps.empty() || n.outputs.size() != 1 || !is_elementwise_op(n.op, n.inputs.size())) return Domain::kNone;
   const DType out = p.types[n.outputs[0]].dtype;
   Domain every = domain_of(out);
   for (ValueId v : n.inputs) {
@@ -252,6 +252,10 @@ class ElementwiseFuser {
 };
 
 }  // namespace
+
+bool is_elementwise_op(std::string_view op, size_t num_inputs) {
+  return elementwise_ops().contains(op) && ((op != "max" && op != "min") || num_inputs == 2);
+}
 
 void fuse_elementwise(Program& p) { ElementwiseFuser(p).run(); }
 

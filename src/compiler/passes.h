@@ -31,6 +31,7 @@ void fuse_conv_epilogue(Program& p);                          // fuse_conv.cc: c
 void fuse_add_layer_norm(Program& p);                         // fuse_layer_norm.cc: residual add + layer_norm
 void fuse_attention(Program& p);                              // fuse_attention.cc: softmax(scale·QKᵀ + mask)·V
 void fuse_elementwise(Program& p);                            // fuse_elementwise.cc: chains into one loop
+void block_conv_channels(Program& p);                         // block_channels.cc: CNNs in nChw8c
 
 // verify → program → canonicalize → fold → fuse → DCE.
 Program compile_program(const Graph& graph, const CompileOptions& opts);

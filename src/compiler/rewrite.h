@@ -1,6 +1,7 @@
 // Small tools the passes share for rewriting a Program's uses.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "compiler/program.h"
@@ -13,6 +14,10 @@ void apply_replacements(Program& p, const std::vector<ValueId>& replace);
 
 // Drops the nodes marked in `removed` (by node index), keeping the order of the rest.
 void erase_nodes(Program& p, const std::vector<bool>& removed);
+
+// Whether a node `op` with that many inputs is elementwise, a registry op fuse_elementwise
+// may fuse (max and min with one input are reductions). Defined in fuse_elementwise.cc.
+bool is_elementwise_op(std::string_view op, size_t num_inputs);
 
 // identity[v] == v for every value of p.
 std::vector<ValueId> identity_map(const Program& p);

@@ -167,12 +167,41 @@ ValueId per_channel(NodeContext& c, ValueId v, int64_t r) {
   return c.reshape(v, d);
 }
 
+// y = x * a + b with a = scale / sqrt(var + eps) and b = bias - mean * a, computed here (in
+// double) when the four parameters are initializers, as an inference model's are: the
+// compiler then sees constants, folds them into the convolution before (a scaled filter and
+// a bias, engine/lower/conv.cc), and no parameter is bound as a weight. Nothing when one is
+// computed at run time or the type is not float32/64.
+std::optional<std::pair<ValueId, ValueId>> known_batch_norm_affine(NodeContext& c, DType dt, int64_t r) {
+  if (dt != DType::kFloat32 && dt != DType::kFloat64) return std::nullopt;
+  std::vector<std::vector<double>> p;
+  for (size_t i = 1; i <= 4; ++i) {
+    const KnownValue* k = c.known(i);
+    std::optional<std::vector<double>> v = k && k->shape.size() == 1 ? k->doubles() : std::nullopt;
+    if (!v || (!p.empty() && v->size() != p[0].size())) return std::nullopt;
+    p.push_back(std::move(*v));
+  }
+  const double eps = c.attr_float("epsilon", 1e-5f);
+  std::vector<double> a(p[0].size()), b(p[0].size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = p[0][i] / std::sqrt(p[3][i] + eps);
+    b[i] = p[1][i] - p[2][i] * a[i];
+  }
+  std::vector<int64_t> shape{static_cast<int64_t>(a.size())};
+  for (int64_t i = 2; i < r; ++i) shape.push_back(1);
+  return std::pair{c.constant(KnownValue::from_doubles(dt, shape, a)), c.constant(KnownValue::from_doubles(dt, shape, b))};
+}
+
 void import_batch_norm(NodeContext& c) {
   if (c.attr_int("training_mode", 0) != 0) c.unsupported("training_mode = 1");
   if (c.wants_output(1) || c.wants_output(2)) c.unsupported("the running mean/variance outputs (training)");
   int64_t r = c.rank(0);
   ValueId x = c.input(0);
   DType dt = c.type_of(x).dtype;
+  if (std::optional<std::pair<ValueId, ValueId>> ab = known_batch_norm_affine(c, dt, r)) {
+    c.set_output(0, c.op("add", {c.op("mul", {x, ab->first}), ab->second}));
+    return;
+  }
   auto param = [&](size_t i) { return per_channel(c, c.cast(c.input(i), dt), r); };
   ValueId scale = param(1), bias = param(2), mean = param(3), var = param(4);
   ValueId eps = c.scalar(dt, c.attr_float("epsilon", 1e-5f));

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <span>
+#include <string_view>
 
 #include "engine_test_util.h"
 
@@ -95,6 +97,110 @@ TEST(ConvFusion, SharedIntermediatesStayUnfused) {
   g.set_outputs({{"y", y}, {"z", g.add_op("mul", {y, scale})[0]}});
   auto cm = CompiledModel::compile(Context::create({}), g, {});
   for (const Node& n : cm->program().nodes) EXPECT_NE(n.op, "fused_conv2d");
+}
+
+// ---- channel blocks (compiler/block_channels.cc) ----
+
+Attrs nchw_conv(int64_t kernel) {
+  const int64_t pad = kernel / 2;
+  return {{"padding", std::vector<int64_t>{pad, pad, pad, pad}},
+          {"input_layout", std::string("NCHW")},
+          {"filter_layout", std::string("FCRS")}};
+}
+
+ValueId constant_channels(Graph& g, int64_t c, uint32_t seed) {
+  std::vector<float> v(static_cast<size_t>(c));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.5f, 1.5f);
+  for (float& x : v) x = u(rng);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(v.data());
+  return g.add_constant(Constant::copy_of(f32({c, 1, 1}), std::span(bytes, v.size() * sizeof(float))));
+}
+
+void expect_same_outputs(Model& a, Model& b, const std::vector<Ref<Tensor>>& in) {
+  const auto ya = a.execute(in)[0], yb = b.execute(in)[0];
+  ASSERT_EQ(ya->dims(), yb->dims());
+  const auto* pa = reinterpret_cast<const float*>(ya->data());
+  const auto* pb = reinterpret_cast<const float*>(yb->data());
+  for (int64_t i = 0; i < ya->num_elements(); ++i) ASSERT_NEAR(pa[i], pb[i], 1e-4f) << "at " << i;
+}
+
+int count_ops(const Program& p, std::string_view op) {
+  int n = 0;
+  for (const Node& node : p.nodes) n += node.op == op;
+  return n;
+}
+
+// A residual block whose channels divide by 8: every convolution, the residual add and the
+// ReLUs run on [N, C/8, H, W, 8] blocks, entered once at the input and left once at the
+// output, and the add + ReLU join the last convolution. Constant batch-norm affines fold
+// into the packed filters and biases (the residual is then a sum post-op, in the
+// residual's own buffer); bound-weight ones stay binary post-ops, before a binary add.
+Graph residual_block(bool constant_bn) {
+  Graph g("residual");
+  ValueId x = g.add_input("x", f32({"n", 16, 7, 7}));
+  auto conv_bn_relu = [&](ValueId in, const char* filter, int64_t c_in, int64_t c_out, int64_t kernel, bool relu) {
+    ValueId y = g.add_op("conv2d", {in, g.add_weight(filter, f32({c_out, c_in, kernel, kernel}))}, nchw_conv(kernel))[0];
+    const std::string name(filter);
+    ValueId scale = constant_bn ? constant_channels(g, c_out, 1) : g.add_weight(name + "_scale", f32({c_out, 1, 1}));
+    ValueId shift = constant_bn ? constant_channels(g, c_out, 2) : g.add_weight(name + "_shift", f32({c_out, 1, 1}));
+    y = g.add_op("add", {g.add_op("mul", {y, scale})[0], shift})[0];
+    return relu ? g.add_op("relu", {y})[0] : y;
+  };
+  ValueId a = conv_bn_relu(x, "f0", 16, 16, 1, true);
+  ValueId y = conv_bn_relu(conv_bn_relu(a, "f1", 16, 24, 1, true), "f2", 24, 16, 3, false);
+  g.set_outputs({{"y", g.add_op("relu", {g.add_op("add", {y, a})[0]})[0]}});
+  return g;
+}
+
+TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
+  for (bool constant_bn : {true, false}) {
+    SCOPED_TRACE(constant_bn ? "constant batch norm" : "batch norm from weights");
+    const Graph g = residual_block(constant_bn);
+    NamedTensors w = {{"f0", random_tensor({16, 16, 1, 1}, 1)},
+                      {"f1", random_tensor({24, 16, 1, 1}, 2)},
+                      {"f2", random_tensor({16, 24, 3, 3}, 3)}};
+    if (!constant_bn)
+      for (auto [name, c] : {std::pair{"f0", 16}, {"f1", 24}, {"f2", 16}}) {
+        w.emplace_back(std::string(name) + "_scale", random_tensor({c, 1, 1}, 4, 0.5f, 1.5f));
+        w.emplace_back(std::string(name) + "_shift", random_tensor({c, 1, 1}, 5));
+      }
+    auto ctx = Context::create({});
+    CompileSettings plain;
+    plain.fuse = false;
+    auto blocked = Model::create(CompiledModel::compile(ctx, g, {}), w);
+    auto reference = Model::create(CompiledModel::compile(ctx, g, plain), w);
+    const Program& p = blocked->compiled()->program();
+    EXPECT_EQ(count_ops(p, "to_channel_blocks"), 1) << p.to_string();
+    EXPECT_EQ(count_ops(p, "from_channel_blocks"), 1) << p.to_string();
+    EXPECT_EQ(count_ops(p, "fused_conv2d"), 3) << p.to_string();
+    EXPECT_EQ(count_ops(p, "fused_elementwise"), 0) << p.to_string();
+    for (const Node& n : p.nodes)
+      if (n.op == "fused_conv2d") EXPECT_EQ(std::get<std::string>(*n.attrs.find("input_layout")), "NCHW8c");
+    const Node& last = p.nodes[p.nodes.size() - 2];
+    EXPECT_TRUE(last.attrs.has("has_residual")) << p.to_string();
+    for (int64_t batch : {1, 2}) expect_same_outputs(*blocked, *reference, {random_tensor({batch, 16, 7, 7}, 9)});
+  }
+}
+
+// Two convolutions read one weight with different constant scales: each packs its own
+// scaled copy (the layout key names the scale), and neither sees the other's.
+TEST(ChannelBlocks, OneWeightScaledTwoWays) {
+  Graph g("shared_filter");
+  ValueId f = g.add_weight("f", f32({8, 8, 3, 3}));
+  auto conv_bn = [&](const char* input, uint32_t seed) {
+    ValueId y = g.add_op("conv2d", {g.add_input(input, f32({1, 8, 5, 5})), f}, nchw_conv(3))[0];
+    return g.add_op("mul", {y, constant_channels(g, 8, seed)})[0];
+  };
+  g.set_outputs({{"y", g.add_op("sub", {conv_bn("a", 5), conv_bn("b", 6)})[0]}});
+  const NamedTensors w = {{"f", random_tensor({8, 8, 3, 3}, 7)}};
+  auto ctx = Context::create({});
+  CompileSettings plain;
+  plain.fuse = false;
+  auto fused = Model::create(CompiledModel::compile(ctx, g, {}), w);
+  auto reference = Model::create(CompiledModel::compile(ctx, g, plain), w);
+  EXPECT_EQ(count_ops(fused->compiled()->program(), "fused_conv2d"), 2);
+  expect_same_outputs(*fused, *reference, {random_tensor({1, 8, 5, 5}, 8), random_tensor({1, 8, 5, 5}, 9)});
 }
 
 }  // namespace

@@ -1,15 +1,23 @@
 // Lowering of convolution and pooling: conv2d (NHWC or NCHW activations, RSCF or FCRS
-// filter, groups, optional bias), max_pool2d and avg_pool2d (NHWC). ceil_mode is already in
+// filter, groups, optional bias; fused_conv2d also NCHW8c channel blocks), max_pool2d and
+// avg_pool2d (NHWC), and the copies into and out of channel blocks. ceil_mode is already in
 // the output shape the compiler inferred; the kernels follow it.
 #include <memory>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
+#include "kernels/cpu/channel_blocks.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/pool.h"
 
 namespace maxc {
 namespace {
+
+// fused_conv2d's input_layout once compiler/block_channels.cc has blocked its channels.
+constexpr std::string_view kChannelBlockedLayout = "NCHW8c";
 
 const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
@@ -26,11 +34,21 @@ cpu::Conv2dShape conv_shape(const LowerContext& ctx) {
   const Shape& f = ctx.inputs[1];
   const Shape& y = ctx.outputs[0];
   cpu::Conv2dShape s;
-  s.channels_first = ctx.attr<std::string>("input_layout") == "NCHW";
+  const std::string& layout = ctx.attr<std::string>("input_layout");
+  s.channel_blocked = layout == kChannelBlockedLayout;
+  s.channels_first = layout == "NCHW" || s.channel_blocked;
   s.filter_fcrs = ctx.attr<std::string>("filter_layout") == "FCRS";
   const auto& d = x.dims;
-  if (s.channels_first) s.batch = d[0], s.in_c = d[1], s.in_h = d[2], s.in_w = d[3];
-  else s.batch = d[0], s.in_h = d[1], s.in_w = d[2], s.in_c = d[3];
+  if (s.channel_blocked) {
+    if (x.rank() != 5 || y.rank() != 5 || d[4] != cpu::kChannelBlock || y.dims[4] != cpu::kChannelBlock)
+      fail(Code::kInternal, ctx.op_label(), ": ", layout, " activations are [N, C/8, H, W, 8], got ", x.to_string(),
+           " -> ", y.to_string());
+    s.batch = d[0], s.in_c = d[1] * d[4], s.in_h = d[2], s.in_w = d[3];
+  } else if (s.channels_first) {
+    s.batch = d[0], s.in_c = d[1], s.in_h = d[2], s.in_w = d[3];
+  } else {
+    s.batch = d[0], s.in_h = d[1], s.in_w = d[2], s.in_c = d[3];
+  }
   if (s.channels_first) s.out_h = y.dims[2], s.out_w = y.dims[3];
   else s.out_h = y.dims[1], s.out_w = y.dims[2];
   if (s.filter_fcrs) s.out_c = f.dims[0], s.kernel_h = f.dims[2], s.kernel_w = f.dims[3];
@@ -47,6 +65,79 @@ cpu::Conv2dShape conv_shape(const LowerContext& ctx) {
   return s;
 }
 
+// Where a fused_conv2d's epilogue operands sit among its inputs: x, filter, then those of
+// bias, scale, shift and residual that it has.
+struct EpilogueInputs {
+  EpilogueInputs(bool has_bias, const cpu::ConvEpilogue& e)
+      : scale(has_bias ? 3 : 2), shift(scale + (e.scale ? 1 : 0)), residual(shift + (e.shift ? 1 : 0)),
+        count(residual + (e.residual ? 1 : 0)) {}
+  // The residual's buffer may become the output's where oneDNN adds it as a sum post-op
+  // (no scale or shift runs as a post-op before it), which reads each element of the
+  // destination only to write it; as a binary operand it may be read after partial sums
+  // were stored over it.
+  int32_t inplace(const cpu::ConvEpilogue& run) const {
+    return run.residual && !run.scale && !run.shift ? static_cast<int32_t>(residual) : -1;
+  }
+
+  size_t scale, shift, residual, count;
+};
+
+// The filter times one factor per output channel: FCRS holds a channel's weights together,
+// RSCF has the channel as its fastest axis.
+std::vector<float> scaled_filter(const cpu::Conv2dShape& s, const float* filter, const std::vector<float>& factors) {
+  std::vector<float> out(static_cast<size_t>(s.filter_elements()));
+  const int64_t per_channel = s.filter_elements() / s.out_c;
+  for (int64_t i = 0; i < s.filter_elements(); ++i)
+    out[i] = filter[i] * factors[s.filter_fcrs ? i / per_channel : i % s.out_c];
+  return out;
+}
+
+// Names a list of factors in a packed layout's key (FNV-1a of their bytes): two convolutions
+// that scale one weight differently must not share its packed copy.
+uint64_t fingerprint(const std::vector<float>& factors) {
+  uint64_t h = 14695981039346656037ull;
+  for (const uint8_t byte : std::span(reinterpret_cast<const uint8_t*>(factors.data()), factors.size() * 4))
+    h = (h ^ byte) * 1099511628211ull;
+  return h;
+}
+
+// An inference BatchNormalization whose parameters were known at import time leaves a
+// constant scale and shift. With a filter packed from a bound weight and no bias, the scale
+// multiplies the filter as it is packed and the shift becomes the convolution's bias, so
+// oneDNN's kernel has only the ReLU left to apply: its per-channel binary post-ops cost up to
+// 80% of a 1x1 convolution's time (ResNet-50's 64 -> 256 at 56x56, one AVX2 thread).
+// Returns nothing where that does not apply.
+std::optional<Lowered> folded_conv_kernel(const LowerContext& ctx, const cpu::Conv2dShape& s, bool has_bias,
+                                          const cpu::ConvEpilogue& e, const EpilogueInputs& at) {
+  if (has_bias || !ctx.input_is_weight(1) || ctx.inputs[0].dtype != DType::kFloat32) return std::nullopt;
+  const Constant* scale = e.scale ? ctx.input_constant(at.scale) : nullptr;
+  const Constant* shift = e.shift ? ctx.input_constant(at.shift) : nullptr;
+  if (e.scale != (scale != nullptr) || e.shift != (shift != nullptr) || !(scale || shift)) return std::nullopt;
+  const cpu::ConvEpilogue run{false, false, e.relu, e.residual};
+  auto conv = std::make_shared<const cpu::Conv2d>(s, DType::kFloat32, shift != nullptr, nullptr, true, run);
+  if (!conv->filter_needs_packing()) return std::nullopt;
+  std::vector<float> factors;
+  if (scale) {
+    const auto* f = reinterpret_cast<const float*>(scale->data.get());
+    factors.assign(f, f + s.out_c);
+  }
+  std::shared_ptr<const uint8_t> bias = shift ? shift->data : nullptr;
+  const bool residual = e.residual;
+  const size_t residual_at = at.residual;
+  Lowered lowered{[conv, bias, residual, residual_at](const KernelArgs& a) {
+                    conv->run(a.inputs[0], a.inputs[1], bias.get(), a.outputs[0], a.scratch, true, nullptr, nullptr,
+                              residual ? static_cast<const float*>(a.inputs[residual_at]) : nullptr);
+                  },
+                  conv->scratch_bytes(), at.inplace(run)};
+  std::string layout = conv->filter_layout();
+  if (scale) layout += str_cat(" scaled by ", fingerprint(factors));
+  lowered.prepack = {1, layout, conv->packed_filter_bytes(), [conv, s, factors](const void* w, void* out) {
+                       if (factors.empty()) return conv->pack_filter(w, out);
+                       conv->pack_filter(scaled_filter(s, static_cast<const float*>(w), factors).data(), out);
+                     }};
+  return lowered;
+}
+
 // A filter that is a bound weight is packed once into the layout oneDNN's kernel wants (the
 // engine caches it per weight), instead of being reordered on every call. Inputs: x, filter,
 // then the bias, scale and shift the node has (fused_conv2d, compiler/fuse_conv.cc).
@@ -55,20 +146,23 @@ Lowered conv_kernel(const LowerContext& ctx, bool has_bias, const cpu::ConvEpilo
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16 && dtype != DType::kBFloat16)
     ctx.unsupported("dtype ", name_of(dtype));
   if (e.any() && dtype != DType::kFloat32) ctx.unsupported("a fused epilogue on ", name_of(dtype));
+  const cpu::Conv2dShape s = conv_shape(ctx);
+  const EpilogueInputs at(has_bias, e);
+  if (std::optional<Lowered> folded = folded_conv_kernel(ctx, s, has_bias, e, at)) return *folded;
   const Constant* filter = ctx.input_constant(1);
   const bool packable = !filter && ctx.input_is_weight(1);
-  auto conv = std::make_shared<const cpu::Conv2d>(conv_shape(ctx), dtype, has_bias,
-                                                  filter ? filter->data.get() : nullptr, packable, e);
+  auto conv = std::make_shared<const cpu::Conv2d>(s, dtype, has_bias, filter ? filter->data.get() : nullptr,
+                                                  packable, e);
   const bool packed = packable && conv->filter_needs_packing();
-  const size_t scale_at = has_bias ? 3 : 2, shift_at = scale_at + (e.scale ? 1 : 0);
-  Lowered lowered{[conv, has_bias, packed, e, scale_at, shift_at](const KernelArgs& a) {
+  Lowered lowered{[conv, has_bias, packed, e, at](const KernelArgs& a) {
                     auto operand = [&](bool present, size_t i) {
                       return present ? static_cast<const float*>(a.inputs[i]) : nullptr;
                     };
                     conv->run(a.inputs[0], a.inputs[1], has_bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch,
-                              packed, operand(e.scale, scale_at), operand(e.shift, shift_at));
+                              packed, operand(e.scale, at.scale), operand(e.shift, at.shift),
+                              operand(e.residual, at.residual));
                   },
-                  conv->scratch_bytes()};
+                  conv->scratch_bytes(), at.inplace(e)};
   if (packed)
     lowered.prepack = {1, conv->filter_layout(), conv->packed_filter_bytes(),
                        [conv](const void* w, void* out) { conv->pack_filter(w, out); }};
@@ -79,18 +173,45 @@ Lowered lower_conv2d(const LowerContext& ctx) { return conv_kernel(ctx, ctx.inpu
 
 Lowered lower_fused_conv2d(const LowerContext& ctx) {
   const cpu::ConvEpilogue e{ctx.attr<bool>("has_scale"), ctx.attr<bool>("has_shift"),
-                            ctx.attr<std::string>("activation") == "relu"};
+                            ctx.attr<std::string>("activation") == "relu",
+                            ctx.attrs().has("has_residual") && ctx.attr<bool>("has_residual")};
   const bool has_bias = ctx.attr<bool>("has_bias");
-  const size_t expected = 2 + (has_bias ? 1 : 0) + (e.scale ? 1 : 0) + (e.shift ? 1 : 0);
+  const EpilogueInputs at(has_bias, e);
+  const size_t expected = at.count;
   if (ctx.inputs.size() != expected)
     fail(Code::kInternal, ctx.op_label(), ": ", ctx.inputs.size(), " inputs; the attributes say ", expected);
-  const int64_t channels = ctx.outputs[0].dims[ctx.attr<std::string>("input_layout") == "NCHW" ? 1 : 3];
-  for (size_t i = expected - (e.scale ? 1 : 0) - (e.shift ? 1 : 0); i < expected; ++i)
+  const std::string& layout = ctx.attr<std::string>("input_layout");
+  const std::vector<int64_t>& out = ctx.outputs[0].dims;
+  const int64_t channels = layout == kChannelBlockedLayout ? out[1] * out[4] : out[layout == "NCHW" ? 1 : 3];
+  if (e.residual && ctx.inputs[at.residual] != ctx.outputs[0])
+    fail(Code::kInternal, ctx.op_label(), ": the residual is ", ctx.inputs[at.residual].to_string(), ", the output ",
+         ctx.outputs[0].to_string());
+  for (size_t i = at.scale; i < at.residual; ++i)
     if (ctx.inputs[i].num_elements() != channels)
       fail(Code::kInternal, ctx.op_label(), ": input ", i, " is ", ctx.inputs[i].to_string(), ", not one value per "
            "channel (", channels, ")");
   return conv_kernel(ctx, has_bias, e);
 }
+
+// to_channel_blocks: [N, C, H, W] -> [N, C/8, H, W, 8]; from_channel_blocks the inverse
+// (compiler/block_channels.cc).
+Lowered channel_blocks_kernel(const LowerContext& ctx, bool to_blocks) {
+  const Shape& plain = to_blocks ? ctx.inputs[0] : ctx.outputs[0];
+  if (plain.dtype != DType::kFloat32 || plain.rank() != 4 || plain.dims[1] % cpu::kChannelBlock != 0)
+    fail(Code::kInternal, ctx.op_label(), ": needs float32 NCHW with channels in multiples of ", cpu::kChannelBlock,
+         ", got ", plain.to_string());
+  const int64_t n = plain.dims[0], c = plain.dims[1], pixels = plain.dims[2] * plain.dims[3];
+  if (to_blocks)
+    return {[=](const KernelArgs& a) {
+      cpu::to_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, static_cast<float*>(a.outputs[0]));
+    }};
+  return {[=](const KernelArgs& a) {
+    cpu::from_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, static_cast<float*>(a.outputs[0]));
+  }};
+}
+
+Lowered lower_to_channel_blocks(const LowerContext& ctx) { return channel_blocks_kernel(ctx, true); }
+Lowered lower_from_channel_blocks(const LowerContext& ctx) { return channel_blocks_kernel(ctx, false); }
 
 cpu::Pool2dShape pool_shape(const LowerContext& ctx) {
   const Shape& x = ctx.inputs[0];
@@ -129,6 +250,8 @@ void register_conv_kernels(KernelTable& t) {
   t.add("fused_conv2d", lower_fused_conv2d);
   t.add("max_pool2d", lower_max_pool2d);
   t.add("avg_pool2d", lower_avg_pool2d);
+  t.add("to_channel_blocks", lower_to_channel_blocks);
+  t.add("from_channel_blocks", lower_from_channel_blocks);
 }
 
 }  // namespace maxc
