@@ -38,7 +38,7 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
     fail(Code::kUnimplemented, "conv2d: a fused epilogue on ", dtype_name(dtype) ? dtype_name(dtype) : "?",
          " (float32 only)");
   // Only oneDNN's direct kernels, which channel blocks always get, add a residual.
-  if (epilogue.residual && !s.channel_blocked)
+  if (epilogue.residual && !s.blocked_out)
     fail(Code::kInternal, "conv2d: a residual epilogue needs channel-blocked activations");
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !is_half(dtype))
     fail(Code::kUnimplemented, "conv2d: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
@@ -55,7 +55,9 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   }
   // oneDNN has no answer for an empty reduction (no input channels): the direct kernel's
   // sum of nothing plus the bias is.
-  if (s.channel_blocked && (dtype != DType::kFloat32 || s.in_c % 8 != 0 || s.out_c % 8 != 0 || s.in_c == 0))
+  const bool blocked = s.blocked_in || s.blocked_out;
+  if (blocked && (dtype != DType::kFloat32 || (s.blocked_in && s.in_c % 8 != 0) || (s.blocked_out && s.out_c % 8 != 0) ||
+                  s.in_c == 0 || !s.channels_first))
     fail(Code::kInternal, "conv2d: channel blocks need float32 and channels in multiples of 8");
   if (dtype == DType::kFloat64 || s.in_c == 0) {
     path_ = Path::kDirect;
@@ -75,7 +77,7 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   } catch (const Error&) {
     // No oneDNN kernel for this case: float32 falls back to the direct kernel, which knows
     // no channel blocks.
-    if (s.channel_blocked) throw;
+    if (blocked) throw;
     if (dtype == DType::kFloat32) {
       path_ = Path::kDirect;
       return;
@@ -159,7 +161,7 @@ void apply_conv_epilogue(const Conv2dShape& s, const ConvEpilogue& e, const floa
   const std::vector<float> ones(e.scale ? 0 : static_cast<size_t>(c), 1.f), zeros(e.shift ? 0 : static_cast<size_t>(c), 0.f);
   const float* sc = e.scale ? scale : ones.data();
   const float* sh = e.shift ? shift : zeros.data();
-  if (s.channel_blocked) {
+  if (s.blocked_out) {
     // [N, C/8, pixels, 8]: a block's span repeats its 8 channels' operands, pixel by pixel.
     parallel_for(s.batch * c / 8, 8 * pixels, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r)

@@ -13,9 +13,9 @@ struct Conv2dShape {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t groups = 1;
   bool channels_first = false;  // x and out NCHW; else NHWC
-  // With channels_first: x and out in channel blocks of 8, [N, C/8, H, W, 8]
-  // (kernels/cpu/channel_blocks.h); C and F are multiples of 8.
-  bool channel_blocked = false;
+  // With channels_first: x (blocked_in) and out (blocked_out) in channel blocks of 8,
+  // [N, C/8, H, W, 8] (kernels/cpu/channel_blocks.h); C or F then a multiple of 8.
+  bool blocked_in = false, blocked_out = false;
   bool filter_fcrs = false;     // filter [F, C/groups, kH, kW]; else RSCF [kH, kW, C/groups, F]
 
   int64_t in_elements() const { return batch * in_h * in_w * in_c; }

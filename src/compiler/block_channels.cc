@@ -13,7 +13,11 @@
 //   from_channel_blocks    the inverse, after every blocked node, for the readers that stay
 //                          in NCHW; dead-code elimination drops those nobody reads
 //   fused_conv2d           input_layout "NCHW8c" (a conv2d becomes a fused_conv2d with an
-//                          empty epilogue); scale and shift stay [C]-like
+//                          empty epilogue); scale and shift stay [C]-like. With input
+//                          channels that do not divide, the input stays NCHW and
+//                          output_layout is "NCHW8c"
+//   max/avg_pool2d         between the permutes to NHWC and back that ONNX pools import
+//                          as, a pool of blocks: see block_pool()
 //
 // Then a blocked convolution's residual add, and the ReLU after it, join the convolution as
 // oneDNN's sum post-op (has_residual, the residual its last input), which reads the residual
@@ -48,13 +52,23 @@ const std::string* string_attr(const Node& n, std::string_view name) {
   return v ? std::get_if<std::string>(v) : nullptr;
 }
 
+// A float32 NCHW convolution whose output channels divide into blocks; its input is read
+// in blocks too when its channels divide (else as it is: a network's first convolution,
+// over 3 colour channels, still writes blocks).
 bool is_blockable_conv(const Program& p, const Node& n) {
   if ((n.op != "conv2d" && n.op != "fused_conv2d") || n.outputs.size() != 1 || n.inputs.size() < 2) return false;
   const std::string* layout = string_attr(n, "input_layout");
   const AttrValue* groups = n.attrs.find("groups");
   const int64_t* g = groups ? std::get_if<int64_t>(groups) : nullptr;
-  return layout && *layout == "NCHW" && g && *g == 1 && channels_divide(p.types[n.inputs[0]]) &&
+  const TensorType& x = p.types[n.inputs[0]];
+  return layout && *layout == "NCHW" && g && *g == 1 && x.dtype == DType::kFloat32 && x.rank() == 4 &&
          channels_divide(p.types[n.outputs[0]]);
+}
+
+bool is_permute(const Node& n, const std::vector<int64_t>& dims) {
+  const AttrValue* v = n.attrs.find("dims");
+  const auto* d = v ? std::get_if<std::vector<int64_t>>(v) : nullptr;
+  return n.op == "permute" && n.steps.empty() && n.inputs.size() == 1 && d && *d == dims;
 }
 
 bool is_scalar(const TensorType& t) {
@@ -67,16 +81,69 @@ class Blocker {
   explicit Blocker(Program& p) : p_(p) {}
 
   void run() {
+    const std::vector<int64_t> reader = sole_readers();
     std::vector<Node> nodes = std::move(p_.nodes);
     p_.nodes.clear();
-    for (Node& n : nodes) {
+    std::vector<bool> done(nodes.size(), false);
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      Node& n = nodes[k];
+      if (done[k]) continue;
       if (is_blockable_conv(p_, n)) block_conv(std::move(n));
       else if (follows_blocks(n)) block_elementwise(std::move(n));
-      else p_.nodes.push_back(std::move(n));
+      else if (!block_pool(nodes, k, reader, done)) p_.nodes.push_back(std::move(n));
     }
   }
 
  private:
+  // For each value, the node that is its only reader (and no program output), or -1.
+  std::vector<int64_t> sole_readers() const {
+    const std::vector<int32_t> uses = use_counts(p_);
+    std::vector<int64_t> reader(p_.types.size(), -1);
+    for (size_t k = 0; k < p_.nodes.size(); ++k)
+      for (ValueId v : p_.nodes[k].inputs)
+        if (uses[v] == 1) reader[v] = static_cast<int64_t>(k);
+    return reader;
+  }
+
+  // permute to NHWC -> max_pool2d or avg_pool2d -> permute back, over a value with a block
+  // form: a pool of [N, C/8, H, W, 8] is the NHWC pool of [N * C/8, H, W, 8], so the pool
+  // runs on the blocks, between two reshapes (which copy nothing), and the permutes go.
+  // Marks the pool and the second permute done.
+  bool block_pool(std::vector<Node>& nodes, size_t k, const std::vector<int64_t>& reader, std::vector<bool>& done) {
+    const Node& to_nhwc = nodes[k];
+    if (!is_permute(to_nhwc, {0, 2, 3, 1}) || !blocked_.contains(to_nhwc.inputs[0])) return false;
+    const int64_t pool_at = reader[to_nhwc.outputs[0]];
+    if (pool_at < 0) return false;
+    Node& pool = nodes[static_cast<size_t>(pool_at)];
+    if ((pool.op != "max_pool2d" && pool.op != "avg_pool2d") || pool.inputs.size() != 1 || pool.outputs.size() != 1)
+      return false;
+    const int64_t back_at = reader[pool.outputs[0]];
+    if (back_at < 0 || !is_permute(nodes[static_cast<size_t>(back_at)], {0, 3, 1, 2})) return false;
+    const ValueId out = nodes[static_cast<size_t>(back_at)].outputs[0];
+    const TensorType blocks_in = p_.types[blocked_.at(to_nhwc.inputs[0])], pooled = p_.types[pool.outputs[0]];
+    const Dim images = blocks_in.dims[0] * blocks_in.dims[1];
+    TensorType flat_in = blocks_in, flat_out = pooled;
+    flat_in.dims = {images, blocks_in.dims[2], blocks_in.dims[3], Dim(kBlock)};
+    flat_out.dims = {images, pooled.dims[1], pooled.dims[2], Dim(kBlock)};
+    const ValueId a = reshape_to(blocked_.at(to_nhwc.inputs[0]), flat_in);
+    const ValueId b = p_.new_value(flat_out);
+    p_.nodes.push_back(Node{pool.op, {a}, {b}, pool.attrs, {}});
+    Node back{"reshape", {b}, {}, {}, {}};
+    back.outputs = {p_.new_value(blocked_type(p_.types[out]))};
+    back.attrs.set("shape", p_.types[back.outputs[0]].dims);
+    emit_blocked(std::move(back), {out});
+    done[static_cast<size_t>(pool_at)] = done[static_cast<size_t>(back_at)] = true;
+    return true;
+  }
+
+  ValueId reshape_to(ValueId v, const TensorType& t) {
+    const ValueId r = p_.new_value(t);
+    Node n{"reshape", {v}, {r}, {}, {}};
+    n.attrs.set("shape", t.dims);
+    p_.nodes.push_back(std::move(n));
+    return r;
+  }
+
   // The block form of v, made now when v has none.
   ValueId blocks_of(ValueId v) {
     if (auto it = blocked_.find(v); it != blocked_.end()) return it->second;
@@ -104,8 +171,13 @@ class Blocker {
       n.attrs.set("has_shift", false);
       n.attrs.set("activation", std::string("none"));
     }
-    n.attrs.set("input_layout", std::string("NCHW8c"));
-    n.inputs[0] = blocks_of(n.inputs[0]);
+    // Input channels that do not divide stay NCHW; only the output is blocked.
+    if (channels_divide(p_.types[n.inputs[0]])) {
+      n.attrs.set("input_layout", std::string("NCHW8c"));
+      n.inputs[0] = blocks_of(n.inputs[0]);
+    } else {
+      n.attrs.set("output_layout", std::string("NCHW8c"));
+    }
     const std::vector<ValueId> plain = n.outputs;
     n.outputs = {p_.new_value(blocked_type(p_.types[plain[0]]))};
     emit_blocked(std::move(n), plain);

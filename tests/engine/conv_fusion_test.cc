@@ -183,6 +183,36 @@ TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
   }
 }
 
+// A network's stem: a convolution over 3 channels reads NCHW and writes blocks, and the pool
+// after it (imported from ONNX as NHWC between two permutes) runs on the blocks: no permute
+// and no copy into blocks are left, for max and average pools alike.
+TEST(ChannelBlocks, StemConvolutionAndPoolWriteBlocks) {
+  for (const char* pool : {"max_pool2d", "avg_pool2d"}) {
+    SCOPED_TRACE(pool);
+    Graph g("stem");
+    ValueId x = g.add_input("x", f32({"n", 3, 12, 12}));
+    ValueId y = g.add_op("conv2d", {x, g.add_weight("f0", f32({16, 3, 3, 3}))}, nchw_conv(3))[0];
+    y = g.add_op("permute", {g.add_op("relu", {y})[0]}, {{"dims", std::vector<int64_t>{0, 2, 3, 1}}})[0];
+    y = g.add_op(pool, {y}, {{"kernel_size", std::vector<int64_t>{3, 3}}, {"stride", std::vector<int64_t>{2, 2}},
+                           {"padding", std::vector<int64_t>{1, 1}}})[0];
+    y = g.add_op("permute", {y}, {{"dims", std::vector<int64_t>{0, 3, 1, 2}}})[0];
+    y = g.add_op("conv2d", {y, g.add_weight("f1", f32({16, 16, 1, 1}))}, nchw_conv(1))[0];
+    g.set_outputs({{"y", y}});
+    const NamedTensors w = {{"f0", random_tensor({16, 3, 3, 3}, 1)}, {"f1", random_tensor({16, 16, 1, 1}, 2)}};
+    auto ctx = Context::create({});
+    CompileSettings plain;
+    plain.fuse = false;
+    auto blocked = Model::create(CompiledModel::compile(ctx, g, {}), w);
+    auto reference = Model::create(CompiledModel::compile(ctx, g, plain), w);
+    const Program& p = blocked->compiled()->program();
+    EXPECT_EQ(count_ops(p, "permute"), 0) << p.to_string();
+    EXPECT_EQ(count_ops(p, "to_channel_blocks"), 0) << p.to_string();
+    EXPECT_EQ(count_ops(p, "from_channel_blocks"), 1) << p.to_string();
+    EXPECT_EQ(count_ops(p, pool), 1) << p.to_string();
+    for (int64_t batch : {1, 3}) expect_same_outputs(*blocked, *reference, {random_tensor({batch, 3, 12, 12}, 3)});
+  }
+}
+
 // Two convolutions read one weight with different constant scales: each packs its own
 // scaled copy (the layout key names the scale), and neither sees the other's.
 TEST(ChannelBlocks, OneWeightScaledTwoWays) {

@@ -16,8 +16,14 @@
 namespace maxc {
 namespace {
 
-// fused_conv2d's input_layout once compiler/block_channels.cc has blocked its channels.
+// fused_conv2d's input_layout (and output_layout, which defaults to the input's) once
+// compiler/block_channels.cc has blocked its channels.
 constexpr std::string_view kChannelBlockedLayout = "NCHW8c";
+
+bool output_blocked(const LowerContext& ctx) {
+  const std::string& in = ctx.attr<std::string>("input_layout");
+  return (ctx.attrs().has("output_layout") ? ctx.attr<std::string>("output_layout") : in) == kChannelBlockedLayout;
+}
 
 const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
@@ -35,14 +41,19 @@ cpu::Conv2dShape conv_shape(const LowerContext& ctx) {
   const Shape& y = ctx.outputs[0];
   cpu::Conv2dShape s;
   const std::string& layout = ctx.attr<std::string>("input_layout");
-  s.channel_blocked = layout == kChannelBlockedLayout;
-  s.channels_first = layout == "NCHW" || s.channel_blocked;
+  s.blocked_in = layout == kChannelBlockedLayout;
+  s.blocked_out = output_blocked(ctx);
+  s.channels_first = layout == "NCHW" || s.blocked_in;
   s.filter_fcrs = ctx.attr<std::string>("filter_layout") == "FCRS";
+  auto check_blocks = [&](const Shape& v, bool blocked) {
+    if (blocked != (v.rank() == 5) || (blocked && v.dims[4] != cpu::kChannelBlock))
+      fail(Code::kInternal, ctx.op_label(), ": ", v.to_string(), " is not in ", blocked ? "" : "un",
+           "blocked layout ([N, C/8, H, W, 8])");
+  };
+  check_blocks(x, s.blocked_in);
+  check_blocks(y, s.blocked_out);
   const auto& d = x.dims;
-  if (s.channel_blocked) {
-    if (x.rank() != 5 || y.rank() != 5 || d[4] != cpu::kChannelBlock || y.dims[4] != cpu::kChannelBlock)
-      fail(Code::kInternal, ctx.op_label(), ": ", layout, " activations are [N, C/8, H, W, 8], got ", x.to_string(),
-           " -> ", y.to_string());
+  if (s.blocked_in) {
     s.batch = d[0], s.in_c = d[1] * d[4], s.in_h = d[2], s.in_w = d[3];
   } else if (s.channels_first) {
     s.batch = d[0], s.in_c = d[1], s.in_h = d[2], s.in_w = d[3];
@@ -182,7 +193,8 @@ Lowered lower_fused_conv2d(const LowerContext& ctx) {
     fail(Code::kInternal, ctx.op_label(), ": ", ctx.inputs.size(), " inputs; the attributes say ", expected);
   const std::string& layout = ctx.attr<std::string>("input_layout");
   const std::vector<int64_t>& out = ctx.outputs[0].dims;
-  const int64_t channels = layout == kChannelBlockedLayout ? out[1] * out[4] : out[layout == "NCHW" ? 1 : 3];
+  const int64_t channels =
+      output_blocked(ctx) ? out[1] * out[4] : out[layout == "NCHW" ? 1 : 3];
   if (e.residual && ctx.inputs[at.residual] != ctx.outputs[0])
     fail(Code::kInternal, ctx.op_label(), ": the residual is ", ctx.inputs[at.residual].to_string(), ", the output ",
          ctx.outputs[0].to_string());
