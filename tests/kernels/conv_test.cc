@@ -251,7 +251,9 @@ std::vector<double> pool_ref(const cpu::Pool2dShape& s, const std::vector<float>
 TEST(Pool, MaxAndAverageMatchReference) {
   for (const cpu::Pool2dShape& s :
        {pool(7, 8, 3, 2, 2, 1, 0, false), pool(7, 8, 5, 3, 2, 1, 1, false), pool(9, 9, 4, 2, 1, 2, 0, false),
-        pool(7, 8, 3, 3, 2, 1, 0, true), pool(7, 7, 3, 3, 2, 1, 1, true), pool(5, 5, 2, 2, 3, 1, 1, true)}) {
+        pool(7, 8, 3, 3, 2, 1, 0, true), pool(7, 7, 3, 3, 2, 1, 1, true), pool(5, 5, 2, 2, 3, 1, 1, true),
+        // channels in multiples of 8: max pool's vector path
+        pool(7, 8, 8, 3, 2, 1, 1, false), pool(9, 9, 16, 2, 1, 2, 0, true)}) {
     const auto x = random_floats(s.batch * s.in_h * s.in_w * s.channels, 10);
     std::vector<float> out(static_cast<size_t>(s.batch * s.out_h * s.out_w * s.channels));
     cpu::max_pool2d(DType::kFloat32, s, x.data(), out.data());
@@ -275,6 +277,16 @@ TEST(Pool, MaxPropagatesNaNAndWorksOnIntegers) {
   cpu::max_pool2d(DType::kInt64, s, ix.data(), iout.data());
   EXPECT_EQ(iout, (std::vector<int64_t>{-5, 4}));
   EXPECT_FALSE(cpu::avg_pool2d_supports(DType::kInt32));
+  // The vector path (8 channels): a NaN in one channel wins that channel only.
+  const cpu::Pool2dShape s8 = pool(2, 2, 8, 2, 2, 1, 0, false);
+  std::vector<float> x8(2 * 4 * 8, 1.f), out8(2 * 8);
+  x8[2 * 8 + 3] = std::numeric_limits<float>::quiet_NaN();
+  x8[8 + 5] = 7.f;
+  cpu::max_pool2d(DType::kFloat32, s8, x8.data(), out8.data());
+  for (int c = 0; c < 8; ++c) {
+    if (c == 3) EXPECT_TRUE(std::isnan(out8[c]));
+    else EXPECT_EQ(out8[c], c == 5 ? 7.f : 1.f) << c;
+  }
 }
 
 // ---- lowering ----------------------------------------------------------------------------------
