@@ -89,8 +89,15 @@ MAXC_SIMD_CLONES void panels(int64_t m, int64_t n, int64_t k, const float* a, in
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t j0 = p * kPanel, cols = std::min(kPanel, n - j0);
         float* strip = c + i0 * ldc + j0;
+        // The next panel's slice (a slice row of 16 floats is one cache line); the last panel
+        // of a block hands on to the first of the next k block.
+        const bool next_k = p + 1 == p1 && i0 + kBlockRows >= m && k0 + kb < k;
+        const float* next = p + 1 < p1 ? packed + (p + 1) * k * kPanel + k0 * kPanel
+                            : next_k   ? packed + p0 * k * kPanel + (k0 + kb) * kPanel
+                                       : nullptr;
+        const int64_t next_lines = !next ? 0 : p + 1 < p1 ? kb : std::min(block, k - k0 - kb);
         gemm_tiles(mb, kb, 1.f, a + i0 * lda + k0, lda, packed + p * k * kPanel + k0 * kPanel, kPanel, k0 > 0, strip,
-                   ldc, cols);
+                   ldc, cols, next, next_lines);
         if (last && has_epilogue) {
           const float* strip_bias = e.has_bias && e.bias_len != 1 ? bias + j0 : bias;
           epilogue_strip(strip, mb, cols, ldc, strip_bias, e);

@@ -6,6 +6,7 @@
 // instruction set.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/cpu/vec8.h"
@@ -48,13 +49,22 @@ template <int Rows>
   }
 }
 
-// gemm_tile over all m rows: whole six-row tiles, then one tile of the rows left.
+// gemm_tile over all m rows: whole six-row tiles, then one tile of the rows left. Meanwhile
+// `prefetch_lines` cache lines from `prefetch` are fetched into L2, a share per tile: the
+// next panel's slice of b, which a weight streamed from memory would otherwise make the
+// first tile wait for, line by line.
 [[gnu::always_inline]] inline void gemm_tiles(int64_t m, int64_t k, float alpha, const float* a, int64_t lda,
                                               const float* b, int64_t ldb, bool accumulate, float* c, int64_t ldc,
-                                              int64_t cols) {
+                                              int64_t cols, const float* prefetch = nullptr,
+                                              int64_t prefetch_lines = 0) {
+  const int64_t tiles = (m + kTileRows - 1) / kTileRows;
+  const int64_t lines_per_tile = (prefetch_lines + tiles - 1) / std::max<int64_t>(tiles, 1);
   int64_t i = 0;
-  for (; i + kTileRows <= m; i += kTileRows)
+  for (; i + kTileRows <= m; i += kTileRows) {
+    const int64_t first = i / kTileRows * lines_per_tile, last = std::min(first + lines_per_tile, prefetch_lines);
+    for (int64_t line = first; line < last; ++line) __builtin_prefetch(prefetch + line * 16, 0, 2);
     gemm_tile<kTileRows>(k, alpha, a + i * lda, lda, b, ldb, accumulate, c + i * ldc, ldc, cols);
+  }
   const float* ar = a + i * lda;
   float* cr = c + i * ldc;
   switch (m - i) {
