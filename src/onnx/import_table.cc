@@ -13,6 +13,10 @@ const ImportTable& import_table() {
     register_shape_importers(t);
     register_indexing_importers(t);
     register_constant_importers(t);
+    register_attention_importers(t);
+    register_loss_importers(t);
+    register_einsum_importers(t);
+    register_resize_importers(t);
     return t;
   }();
   return table;

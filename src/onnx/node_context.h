@@ -100,6 +100,9 @@ class NodeContext {
   Graph& graph_;
 };
 
+// Compositions shared by several families.
+ValueId softmax_in_type(NodeContext& c, ValueId x, int64_t axis);  // ops_nn.cc
+
 using ImportFn = std::function<void(NodeContext&)>;
 using ImportTable = std::map<std::string, ImportFn, std::less<>>;
 
@@ -111,6 +114,10 @@ void register_reduce_importers(ImportTable& t);
 void register_shape_importers(ImportTable& t);
 void register_indexing_importers(ImportTable& t);
 void register_constant_importers(ImportTable& t);
+void register_attention_importers(ImportTable& t);
+void register_loss_importers(ImportTable& t);
+void register_einsum_importers(ImportTable& t);
+void register_resize_importers(ImportTable& t);
 
 const ImportTable& import_table();
 

@@ -138,6 +138,23 @@ void import_compare(NodeContext& c, const std::string& op_type, const char* ours
   c.set_output(0, c.op(ours, {c.input(0), c.input(1)}));
 }
 
+// And/Or/Xor on known conditions fold, so a Where they select with (GQA's repeat count in
+// Attention's function body) stays known shape arithmetic.
+std::optional<Dim> fold_logical(const std::string& op, const Dim& a, const Dim& b) {
+  auto x = as_int(a), y = as_int(b);
+  if (!x || !y) return std::nullopt;
+  bool p = *x != 0, q = *y != 0;
+  if (op == "And") return Dim(p && q);
+  if (op == "Or") return Dim(p || q);
+  return Dim(p != q);
+}
+
+void import_logical(NodeContext& c, const std::string& op_type, const char* ours) {
+  if (try_fold(c, 2, DType::kBool, [&](const std::vector<Dim>& v) { return fold_logical(op_type, v[0], v[1]); }))
+    return;
+  c.set_output(0, c.op(ours, {c.input(0), c.input(1)}));
+}
+
 void import_not(NodeContext& c) {
   if (try_fold(c, 1, DType::kBool, [](const std::vector<Dim>& v) -> std::optional<Dim> {
         auto x = as_int(v[0]);
@@ -169,6 +186,16 @@ void import_is_inf(NodeContext& c) {
 }
 
 // ---- unary math ----
+
+// Neg folds on known integers: LayerNormalization's function body negates its axis to count
+// the reduced axes (ConstantOfShape(-axis)).
+void import_neg(NodeContext& c) {
+  if (!is_float(c.dtype(0)) && try_fold(c, 1, c.dtype(0), [](const std::vector<Dim>& v) -> std::optional<Dim> {
+        return -v[0];
+      }))
+    return;
+  c.set_output(0, c.op("negate", {c.input(0)}));
+}
 
 ValueId num(NodeContext& c, ValueId like, double v) { return c.scalar(c.type_of(like).dtype, v); }
 
@@ -377,13 +404,14 @@ void register_elementwise_importers(ImportTable& t) {
                             {"GreaterOrEqual", "greater_equal"}, {"LessOrEqual", "less_equal"}})
     t[onnx] = [onnx = std::string(onnx), ours](NodeContext& c) { import_compare(c, onnx, ours); };
   for (auto [onnx, ours] : {std::pair{"And", "logical_and"}, {"Or", "logical_or"}, {"Xor", "logical_xor"}})
-    t[onnx] = [ours](NodeContext& c) { c.set_output(0, c.op(ours, {c.input(0), c.input(1)})); };
+    t[onnx] = [onnx = std::string(onnx), ours](NodeContext& c) { import_logical(c, onnx, ours); };
   t["Not"] = import_not;
   t["Where"] = import_where;
   t["IsNaN"] = [](NodeContext& c) { c.set_output(0, c.op("is_nan", {c.input(0)})); };
   t["IsInf"] = import_is_inf;
 
-  for (auto [onnx, ours] : {std::pair{"Abs", "abs"}, {"Neg", "negate"}, {"Exp", "exp"}, {"Log", "log"},
+  t["Neg"] = import_neg;
+  for (auto [onnx, ours] : {std::pair{"Abs", "abs"}, {"Exp", "exp"}, {"Log", "log"},
                             {"Sqrt", "sqrt"}, {"Floor", "floor"}, {"Round", "round"}, {"Sigmoid", "sigmoid"},
                             {"Tanh", "tanh"}, {"Relu", "relu"}, {"Erf", "erf"}, {"Sin", "sin"}, {"Cos", "cos"},
                             {"Acos", "acos"}, {"Atanh", "atanh"}})

@@ -1,6 +1,6 @@
-// Indexing operators: Gather, GatherND, Slice, ScatterElements, ScatterND, OneHot. Slice's
-// bounds become slice_tensor attributes (symbolic bounds included), with ONNX's clamping
-// applied here wherever the dim is static.
+// Indexing operators: Gather, GatherElements, GatherND, Slice, ScatterElements, ScatterND,
+// OneHot. Slice's bounds become slice_tensor attributes (symbolic bounds included), with
+// ONNX's clamping applied here wherever the dim is static.
 #include <algorithm>
 #include <climits>
 
@@ -38,6 +38,38 @@ void import_gather(NodeContext& c) {
 
 void import_gather_nd(NodeContext& c) {
   c.set_output(0, c.op("gather_nd", {c.input(0), c.input(1)}, {{"batch_dims", c.attr_int("batch_dims", 0)}}));
+}
+
+// ---- GatherElements: gather_nd with every other axis' coordinate an iota ----
+
+// Coordinate `axis` of every element of a static `shape`: an iota along it, broadcast.
+ValueId iota_along(NodeContext& c, const std::vector<int64_t>& shape, size_t axis) {
+  std::vector<int64_t> along(shape.size(), 1);
+  along[axis] = shape[axis];
+  std::vector<double> seq(static_cast<size_t>(shape[axis]));
+  for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<double>(i);
+  ValueId iota = c.constant(KnownValue::from_doubles(DType::kInt64, along, seq));
+  return c.op("broadcast_to", {iota}, {{"shape", std::vector<Dim>(shape.begin(), shape.end())}});
+}
+
+void import_gather_elements(NodeContext& c) {
+  int64_t r = c.rank(0);
+  if (c.rank(1) != r) c.invalid("indices must have the rank ", r, " of the data, got ", c.rank(1));
+  if (r == 0) c.invalid("the data must have rank >= 1");
+  size_t axis = static_cast<size_t>(c.axis(c.attr_int("axis", 0), r));
+  std::vector<int64_t> shape;
+  for (const Dim& d : c.type(1).dims) {
+    if (!d.is_static()) c.unsupported("the indices' shape must be static, got ", dims_to_string(c.type(1).dims));
+    shape.push_back(d.static_value());
+  }
+  // ONNX allows negative indices, counted from the end of the axis.
+  ValueId idx = c.cast(c.input(1), DType::kInt64);
+  ValueId n = c.constant(KnownValue::from_dims(DType::kInt64, {}, {c.type(0).dims[axis]}));
+  idx = c.op("where", {c.op("less", {idx, c.scalar(DType::kInt64, 0)}), c.op("add", {idx, n}), idx});
+  std::vector<ValueId> coords;
+  for (size_t a = 0; a < shape.size(); ++a) coords.push_back(a == axis ? idx : iota_along(c, shape, a));
+  ValueId nd = c.op("stack", coords, {{"axis", r}});
+  c.set_output(0, c.op("gather_nd", {c.input(0), nd}));
 }
 
 // ---- Slice ----
@@ -178,6 +210,7 @@ void import_one_hot(NodeContext& c) {
 void register_indexing_importers(ImportTable& t) {
   t["Gather"] = import_gather;
   t["GatherND"] = import_gather_nd;
+  t["GatherElements"] = import_gather_elements;
   t["Slice"] = import_slice;
   t["ScatterElements"] = import_scatter_elements;
   t["ScatterND"] = import_scatter_nd;

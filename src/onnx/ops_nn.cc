@@ -339,8 +339,23 @@ void import_lp_norm(NodeContext& c) {
   c.set_output(0, c.op("where", {is_zero, zero, c.op("div", {x, safe})}));  // 0 / 0 is 0 here
 }
 
+}  // namespace
+
+// Our softmax works in float32 inside and rounds once; ONNX computes it in the input's type,
+// so for float16/bfloat16 it is composed step by step, each step rounded to the type as the
+// reference does (a 2-ulp difference otherwise, more than the conformance tolerance).
+ValueId softmax_in_type(NodeContext& c, ValueId x, int64_t axis) {
+  if (!dtype_is_half(c.type_of(x).dtype)) return c.op("softmax", {x}, {{"axis", axis}});
+  ValueId e = c.op("exp", {c.op("sub", {x, c.op("max", {x}, {{"axis", axis}})})});
+  return c.op("div", {e, c.op("sum", {e}, {{"axis", axis}})});
+}
+
+namespace {
+
 void import_softmax(NodeContext& c, const char* op) {
-  c.set_output(0, c.op(op, {c.input(0)}, {{"axis", c.attr_int("axis", -1)}}));
+  int64_t axis = c.attr_int("axis", -1);
+  if (std::string_view(op) == "softmax") return c.set_output(0, softmax_in_type(c, c.input(0), axis));
+  c.set_output(0, c.op(op, {c.input(0)}, {{"axis", axis}}));
 }
 
 }  // namespace

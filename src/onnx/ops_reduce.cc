@@ -9,7 +9,11 @@
 namespace maxc::onnx {
 namespace {
 
-enum class Kind { kSum, kMean, kMax, kMin, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
+enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
+
+// ReduceProd multiplies the slices along an axis one by one (we have no product reduction,
+// and exp(sum(log)) is not exact); past this many slices it is not supported.
+constexpr int64_t kMaxProductSlices = 256;
 
 struct Axes {
   std::vector<int64_t> axes;  // normalized, sorted
@@ -39,6 +43,22 @@ Axes reduce_axes(NodeContext& c, bool axes_is_input) {
 ValueId chain(NodeContext& c, const char* op, ValueId x, const std::vector<int64_t>& axes) {
   for (int64_t a : axes) x = c.op(op, {x}, {{"axis", a}});
   return x;
+}
+
+ValueId product_along(NodeContext& c, ValueId x, int64_t axis) {
+  std::vector<Dim> dims = c.type_of(x).dims;
+  const Dim d = dims[static_cast<size_t>(axis)];
+  if (!d.is_static()) c.unsupported("ReduceProd needs a static dim along axis ", axis, ", got ", d);
+  int64_t n = d.static_value();
+  if (n > kMaxProductSlices) c.unsupported("ReduceProd over ", n, " elements (at most ", kMaxProductSlices, ")");
+  if (n == 1) return x;
+  dims[static_cast<size_t>(axis)] = Dim(1);
+  if (n == 0) return c.op("broadcast_to", {c.scalar(c.type_of(x).dtype, 1)}, {{"shape", dims}});  // the empty product
+  std::vector<Dim> ones(static_cast<size_t>(n), Dim(1));
+  std::vector<ValueId> parts = c.ops("split", {x}, {{"split_sizes", ones}, {"axis", axis}});
+  ValueId y = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) y = c.op("mul", {y, parts[i]});
+  return y;
 }
 
 // Drops the reduced axes when keepdims is 0.
@@ -72,6 +92,9 @@ void import_reduce(NodeContext& c, Kind kind, int64_t axes_input_since) {
     case Kind::kMean: y = chain(c, "mean", x, axes); break;
     case Kind::kMax: y = chain(c, "max", x, axes); break;
     case Kind::kMin: y = chain(c, "min", x, axes); break;
+    case Kind::kProd:
+      for (int64_t a : axes) y = product_along(c, y, a);
+      break;
     case Kind::kL1: y = chain(c, "sum", c.op("abs", {x}), axes); break;
     case Kind::kL2: y = c.op("sqrt", {chain(c, "sum", c.op("mul", {x, x}), axes)}); break;
     case Kind::kSumSquare: y = chain(c, "sum", c.op("mul", {x, x}), axes); break;
@@ -121,9 +144,9 @@ void register_reduce_importers(ImportTable& t) {
     int64_t axes_input_since;
   };
   for (Entry e : {Entry{"ReduceSum", Kind::kSum, 13}, {"ReduceMean", Kind::kMean, 18}, {"ReduceMax", Kind::kMax, 18},
-                  {"ReduceMin", Kind::kMin, 18}, {"ReduceL1", Kind::kL1, 18}, {"ReduceL2", Kind::kL2, 18},
-                  {"ReduceSumSquare", Kind::kSumSquare, 18}, {"ReduceLogSum", Kind::kLogSum, 18},
-                  {"ReduceLogSumExp", Kind::kLogSumExp, 18}})
+                  {"ReduceMin", Kind::kMin, 18}, {"ReduceProd", Kind::kProd, 18}, {"ReduceL1", Kind::kL1, 18},
+                  {"ReduceL2", Kind::kL2, 18}, {"ReduceSumSquare", Kind::kSumSquare, 18},
+                  {"ReduceLogSum", Kind::kLogSum, 18}, {"ReduceLogSumExp", Kind::kLogSumExp, 18}})
     t[e.name] = [e](NodeContext& c) { import_reduce(c, e.kind, e.axes_input_since); };
   t["ArgMax"] = [](NodeContext& c) { import_arg(c, "argmax"); };
   t["ArgMin"] = [](NodeContext& c) { import_arg(c, "argmin"); };

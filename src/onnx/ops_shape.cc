@@ -224,6 +224,18 @@ void import_tile(NodeContext& c) {
 
 // ---- Pad ----
 
+// Our pad takes its fill as an attribute; a fill known only at run time (a CastLike of -inf
+// to float16 in Attention's function body) is selected into the padded cells, which are
+// found by padding an all-false tensor with true.
+ValueId pad_with_runtime_value(NodeContext& c, ValueId x, const std::vector<int64_t>& paddings, ValueId value) {
+  ValueId padded = c.op("pad", {x}, {{"paddings", paddings}, {"value", 0.0}});
+  ValueId all_false = c.constant(KnownValue::from_doubles(DType::kBool, {}, {0}));
+  all_false = c.op("broadcast_to", {all_false}, {{"shape", c.type_of(x).dims}});
+  ValueId is_pad = c.op("pad", {all_false}, {{"paddings", paddings}, {"value", 1.0}});
+  ValueId fill = c.reshape(c.cast(value, c.type_of(x).dtype), {});
+  return c.op("where", {is_pad, fill, padded});
+}
+
 void import_pad(NodeContext& c) {
   std::string mode = c.attr_string("mode", "constant");
   if (mode != "constant") c.unsupported("mode \"", mode, "\" (only \"constant\")");
@@ -233,7 +245,15 @@ void import_pad(NodeContext& c) {
   std::iota(axes.begin(), axes.end(), 0);
   if (c.has_input(3)) axes = c.known_ints(3, "axes");
   if (pads.size() != 2 * axes.size()) c.invalid("pads has ", pads.size(), " entries for ", axes.size(), " axes");
-  double value = c.has_input(2) ? c.known_scalar(2, "constant_value") : 0.0;
+  double value = 0.0;
+  std::optional<ValueId> runtime_value;  // a constant_value computed at run time
+  if (c.has_input(2)) {
+    const KnownValue* k = c.known(2);
+    auto v = k ? k->doubles() : std::nullopt;
+    if (v && v->size() == 1) value = (*v)[0];
+    else if (c.type(2).num_elements() == Dim(1)) runtime_value = c.input(2);
+    else c.invalid("input 2 'constant_value' must hold one value");
+  }
   std::vector<int64_t> paddings(static_cast<size_t>(2 * r), 0);
   std::vector<int64_t> cut(static_cast<size_t>(2 * r), 0);  // negative pads crop
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -246,7 +266,8 @@ void import_pad(NodeContext& c) {
   }
   ValueId x = c.input(0);
   if (std::any_of(paddings.begin(), paddings.end(), [](int64_t p) { return p != 0; }))
-    x = c.op("pad", {x}, {{"paddings", paddings}, {"value", value}});
+    x = runtime_value ? pad_with_runtime_value(c, x, paddings, *runtime_value)
+                      : c.op("pad", {x}, {{"paddings", paddings}, {"value", value}});
   if (std::any_of(cut.begin(), cut.end(), [](int64_t p) { return p != 0; })) {
     std::vector<Dim> starts, stops;
     for (int64_t a = 0; a < r; ++a) {

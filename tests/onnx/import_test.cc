@@ -203,6 +203,85 @@ TEST(OnnxImport, UnnamedDimsGetFreshSymbols) {
   EXPECT_EQ(t.dims[1].symbol(), "n_m");
 }
 
+// ---- Attention (opset 23): causal, grouped-query, with a present key ----
+
+// softmax(q k^T * scale + causal) v per head, with kv head h / (Hq / Hkv) serving head h.
+std::vector<float> causal_attention(const std::vector<float>& q, const std::vector<float>& k,
+                                    const std::vector<float>& v, int hq, int hkv, int s, int d) {
+  std::vector<float> out(static_cast<size_t>(hq * s * d), 0.f);
+  float scale = 1.f / std::sqrt(static_cast<float>(d));
+  for (int h = 0; h < hq; ++h) {
+    int g = h / (hq / hkv);
+    for (int i = 0; i < s; ++i) {
+      std::vector<float> w(static_cast<size_t>(i + 1));
+      float mx = -INFINITY, sum = 0;
+      for (int j = 0; j <= i; ++j) {
+        float dot = 0;
+        for (int e = 0; e < d; ++e) dot += q[(h * s + i) * d + e] * k[(g * s + j) * d + e];
+        w[j] = dot * scale;
+        mx = std::max(mx, w[j]);
+      }
+      for (float& x : w) sum += (x = std::exp(x - mx));
+      for (int j = 0; j <= i; ++j)
+        for (int e = 0; e < d; ++e) out[(h * s + i) * d + e] += w[j] / sum * v[(g * s + j) * d + e];
+    }
+  }
+  return out;
+}
+
+TEST(OnnxImport, AttentionCausalGroupedQuery) {
+  const int Hq = 4, Hkv = 2, S = 3, D = 4;
+  GraphSpec g;
+  g.inputs = {value_info("q", kFloat, {int64_t{1}, int64_t{Hq}, int64_t{S}, int64_t{D}}),
+              value_info("k", kFloat, {int64_t{1}, int64_t{Hkv}, int64_t{S}, int64_t{D}}),
+              value_info("v", kFloat, {int64_t{1}, int64_t{Hkv}, int64_t{S}, int64_t{D}})};
+  g.outputs = {value_info("y", kFloat, {}), value_info("present_k", kFloat, {})};
+  g.nodes = {node("Attention", {"q", "k", "v"}, {"y", "present_k"}, {attr_int("is_causal", 1)})};
+  std::vector<float> q = iota_floats(Hq * S * D, 0.11f), k = iota_floats(Hkv * S * D, 0.07f, -0.3f),
+                     v = iota_floats(Hkv * S * D, 0.05f, 0.2f);
+  auto out = run_model(model(g, 23), {f32_tensor({1, Hq, S, D}, q), f32_tensor({1, Hkv, S, D}, k),
+                                      f32_tensor({1, Hkv, S, D}, v)});
+  expect_near(floats_of(out[0]), causal_attention(q, k, v, Hq, Hkv, S, D));
+  expect_near(floats_of(out[1]), k);
+}
+
+TEST(OnnxImport, AttentionCausalNeedsStaticSequenceLengths) {
+  GraphSpec g;
+  g.inputs = {value_info("q", kFloat, {int64_t{1}, int64_t{2}, std::string("seq"), int64_t{4}}),
+              value_info("k", kFloat, {int64_t{1}, int64_t{2}, std::string("seq"), int64_t{4}}),
+              value_info("v", kFloat, {int64_t{1}, int64_t{2}, std::string("seq"), int64_t{4}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.nodes = {node("Attention", {"q", "k", "v"}, {"y"}, {attr_int("is_causal", 1)}, "attn")};
+  Error e = import_error(model(g, 23));
+  EXPECT_EQ(e.code(), Code::kUnimplemented);
+  EXPECT_NE(std::string(e.what()).find("node 0 'attn' (Attention)"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("is_causal"), std::string::npos) << e.what();
+}
+
+// ---- Resize with known scales; scales computed at run time are unimplemented ----
+
+TEST(OnnxImport, ResizeNearestWithKnownScales) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{2}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.initializers = {tensor_f32("scales", {4}, {1.f, 1.f, 2.f, 3.f})};
+  g.nodes = {node("Resize", {"x", "", "scales"}, {"y"}, {attr_string("mode", "nearest")})};
+  auto out = run_model(model(g, 19), {f32_tensor({1, 1, 2, 2}, {1.f, 2.f, 3.f, 4.f})});
+  expect_near(floats_of(out[0]), {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
+}
+
+TEST(OnnxImport, ResizeWithRuntimeScalesIsUnimplemented) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{2}}),
+              value_info("scales", kFloat, {int64_t{4}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.nodes = {node("Resize", {"x", "", "scales"}, {"y"}, {attr_string("mode", "linear")}, "up")};
+  Error e = import_error(model(g, 19));
+  EXPECT_EQ(e.code(), Code::kUnimplemented);
+  EXPECT_NE(std::string(e.what()).find("node 0 'up' (Resize)"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("'scales'"), std::string::npos) << e.what();
+}
+
 // ---- errors ----
 
 TEST(OnnxImport, UnsupportedOperatorNamesTheNode) {

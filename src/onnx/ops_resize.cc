@@ -1,0 +1,302 @@
+// Resize with scales or sizes known at import, one axis at a time (interpolation is
+// separable). For each output position along an axis the source taps and their weights are
+// computed here, in double, exactly as the ONNX reference does (onnx/reference/ops/
+// op_resize.py): nearest becomes one gather of the chosen index; linear and cubic (with
+// antialias and exclude_outside) gather an [out, taps] index table and sum it weighted.
+// tf_crop_and_resize's positions outside the input take extrapolation_value.
+#include <algorithm>
+#include <cmath>
+
+#include "onnx/node_context.h"
+
+namespace maxc::onnx {
+namespace {
+
+// The largest output along one axis (its index and weight tables are made at import).
+constexpr int64_t kMaxResized = int64_t{1} << 20;
+
+struct Spec {
+  std::string mode, coords, nearest_mode;
+  double cubic_a = -0.75, extrapolation = 0;
+  bool exclude_outside = false, antialias = false;
+};
+
+struct AxisPlan {
+  int64_t axis = 0, in = 0, out = 0;
+  double scale = 1;
+  double roi_start = 0, roi_end = 1;
+};
+
+// Per output position: `taps` source indices (clamped into the input) and weights.
+struct Taps {
+  size_t taps = 0;
+  std::vector<int64_t> index;  // [out, taps]
+  std::vector<double> weight;  // [out, taps]
+  std::vector<bool> outside;   // [out]: tf_crop_and_resize extrapolates there
+};
+
+Spec read_spec(NodeContext& c) {
+  Spec s;
+  s.mode = c.attr_string("mode", "nearest");
+  s.coords = c.attr_string("coordinate_transformation_mode", "half_pixel");
+  s.nearest_mode = c.attr_string("nearest_mode", "round_prefer_floor");
+  s.cubic_a = c.attr_float("cubic_coeff_a", -0.75f);
+  s.extrapolation = c.attr_float("extrapolation_value", 0.f);
+  s.exclude_outside = c.attr_int("exclude_outside", 0) != 0;
+  s.antialias = c.attr_int("antialias", 0) != 0;
+  if (s.mode != "nearest" && s.mode != "linear" && s.mode != "cubic") c.invalid("mode \"", s.mode, "\"");
+  if (s.mode == "nearest" && s.antialias) c.invalid("antialias with mode \"nearest\"");
+  for (const char* m : {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+                        "tf_crop_and_resize"})
+    if (s.coords == m) return s;
+  c.unsupported("coordinate_transformation_mode \"", s.coords, "\"");
+}
+
+// ---- the reference's arithmetic ----
+
+// The source coordinate of output position y (mode by mode, as the spec defines them).
+double source_coord(const Spec& s, const AxisPlan& p, double y, bool* outside) {
+  double in = static_cast<double>(p.in), out_w = p.scale * in;  // the real-valued output width
+  double x = 0;
+  if (s.coords == "align_corners") x = out_w == 1 ? 0 : y * (in - 1) / (out_w - 1);
+  else if (s.coords == "asymmetric") x = y / p.scale;
+  else if (s.coords == "pytorch_half_pixel") x = out_w == 1 ? -0.5 : (y + 0.5) / p.scale - 0.5;
+  else if (s.coords == "half_pixel") x = (y + 0.5) / p.scale - 0.5;
+  else if (s.coords == "half_pixel_symmetric") {
+    double offset = in / 2 * (1 - static_cast<double>(p.out) / out_w);
+    x = offset + (y + 0.5) / p.scale - 0.5;
+  } else {  // tf_crop_and_resize
+    double span = p.roi_end - p.roi_start;
+    x = (out_w == 1 ? span * (in - 1) / 2 : y * span * (in - 1) / (out_w - 1)) + p.roi_start * (in - 1);
+    *outside = x < 0 || x > in - 1;
+  }
+  return x;
+}
+
+std::vector<double> nearest_weights(const Spec& s, double ratio) {
+  if (ratio == std::floor(ratio)) return {0, 1};
+  if (s.nearest_mode == "round_prefer_floor") return {ratio <= 0.5 ? 1.0 : 0.0, ratio > 0.5 ? 1.0 : 0.0};
+  if (s.nearest_mode == "round_prefer_ceil") return {ratio < 0.5 ? 1.0 : 0.0, ratio >= 0.5 ? 1.0 : 0.0};
+  if (s.nearest_mode == "floor") return {1, 0};
+  return {0, 1};  // ceil
+}
+
+std::vector<double> normalized(std::vector<double> w) {
+  double sum = 0;
+  for (double v : w) sum += v;
+  for (double& v : w) v /= sum;
+  return w;
+}
+
+std::vector<double> linear_weights(const Spec& s, double ratio, double scale) {
+  if (!s.antialias) return {1 - ratio, ratio};
+  scale = std::min(scale, 1.0);
+  int64_t start = static_cast<int64_t>(std::floor(-1 / scale)) + 1, footprint = 2 - 2 * start;
+  std::vector<double> w;
+  for (int64_t i = start; i < start + footprint; ++i)
+    w.push_back(std::clamp(1 - std::abs((static_cast<double>(i) - ratio) * scale), 0.0, 1.0));
+  return normalized(w);
+}
+
+double cubic(double x, double a) {
+  x = std::abs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+std::vector<double> cubic_weights(const Spec& s, double ratio, double scale) {
+  if (!s.antialias) return {cubic(ratio + 1, s.cubic_a), cubic(ratio, s.cubic_a), cubic(1 - ratio, s.cubic_a),
+                            cubic(2 - ratio, s.cubic_a)};
+  scale = std::min(scale, 1.0);
+  int64_t start = static_cast<int64_t>(std::floor(-2 / scale)) + 1, end = 2 - start;
+  std::vector<double> w;
+  for (int64_t i = start; i < end; ++i) w.push_back(cubic(scale * (static_cast<double>(i) - ratio), s.cubic_a));
+  return normalized(w);
+}
+
+std::vector<double> weights_for(const Spec& s, double ratio, double scale) {
+  if (s.mode == "nearest") return nearest_weights(s, ratio);
+  if (s.mode == "linear") return linear_weights(s, ratio, scale);
+  return cubic_weights(s, ratio, scale);
+}
+
+// The first of the n taps nearest x (ties to the smaller index), as the reference picks them.
+int64_t first_tap(double x, size_t n) {
+  int64_t pad = static_cast<int64_t>((n + 1) / 2), half = static_cast<int64_t>(n / 2);
+  double padded = x + static_cast<double>(pad);
+  double p = std::floor(padded), frac = padded - p;
+  int64_t offset = n % 2 == 0 ? (frac == 0 ? -half : -half + 1) : (frac <= 0.5 ? -half : -half + 1);
+  return static_cast<int64_t>(p) + offset - pad;
+}
+
+Taps taps_for(const Spec& s, const AxisPlan& p) {
+  Taps t;
+  t.outside.assign(static_cast<size_t>(p.out), false);
+  for (int64_t y = 0; y < p.out; ++y) {
+    bool outside = false;
+    double x = source_coord(s, p, static_cast<double>(y), &outside);
+    t.outside[static_cast<size_t>(y)] = outside;
+    double ratio = x == std::floor(x) ? 1.0 : x - std::floor(x);  // prefer the left pixel
+    std::vector<double> w = weights_for(s, ratio, p.scale);
+    t.taps = w.size();
+    int64_t start = first_tap(x, w.size());
+    if (s.exclude_outside) {
+      double sum = 0;
+      for (size_t k = 0; k < w.size(); ++k) {
+        int64_t i = start + static_cast<int64_t>(k);
+        if (i < 0 || i >= p.in) w[k] = 0;
+        sum += w[k];
+      }
+      for (double& v : w) v /= sum == 0 ? 1 : sum;
+    }
+    for (size_t k = 0; k < w.size(); ++k) {
+      t.index.push_back(std::clamp<int64_t>(start + static_cast<int64_t>(k), 0, p.in - 1));  // edge padding
+      t.weight.push_back(w[k]);
+    }
+  }
+  return t;
+}
+
+// ---- graph building ----
+
+// The shape of a constant that broadcasts from `axis` on in a value of rank `rank`:
+// [1.., dims.., 1..].
+std::vector<int64_t> along(int64_t axis, int64_t rank, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> shape(static_cast<size_t>(axis), 1);
+  shape.insert(shape.end(), dims.begin(), dims.end());
+  shape.resize(static_cast<size_t>(rank), 1);
+  return shape;
+}
+
+ValueId float_constant(NodeContext& c, DType dt, std::vector<int64_t> shape, const std::vector<double>& v) {
+  if (dt == DType::kFloat64) return c.constant(KnownValue::from_doubles(dt, std::move(shape), v));
+  return c.cast(c.constant(KnownValue::from_doubles(DType::kFloat32, std::move(shape), v)), dt);
+}
+
+// Nearest: each output position reads the one tap weighted 1.
+ValueId gather_nearest(NodeContext& c, ValueId x, const AxisPlan& p, const Taps& t) {
+  std::vector<double> pick;
+  for (int64_t y = 0; y < p.out; ++y)
+    for (size_t k = 0; k < t.taps; ++k)
+      if (t.weight[static_cast<size_t>(y) * t.taps + k] != 0) {
+        pick.push_back(static_cast<double>(t.index[static_cast<size_t>(y) * t.taps + k]));
+        break;
+      }
+  ValueId idx = c.constant(KnownValue::from_doubles(DType::kInt64, {p.out}, pick));
+  return c.op("gather", {x, idx}, {{"axis", p.axis}});
+}
+
+ValueId weighted_sum(NodeContext& c, ValueId x, const AxisPlan& p, const Taps& t) {
+  if (!dtype_is_float(c.type_of(x).dtype)) c.unsupported("mode \"linear\"/\"cubic\" on a non-float input");
+  int64_t r = c.type_of(x).rank(), taps = static_cast<int64_t>(t.taps);
+  std::vector<double> idx(t.index.begin(), t.index.end());
+  ValueId table = c.constant(KnownValue::from_doubles(DType::kInt64, {p.out, taps}, idx));
+  ValueId gathered = c.op("gather", {x, table}, {{"axis", p.axis}});  // [.., out, taps, ..]
+  ValueId w = float_constant(c, c.type_of(x).dtype, along(p.axis, r + 1, {p.out, taps}), t.weight);
+  ValueId sum = c.op("sum", {c.op("mul", {gathered, w})}, {{"axis", p.axis + 1}});
+  std::vector<Dim> dims = c.type_of(sum).dims;
+  dims.erase(dims.begin() + p.axis + 1);
+  return c.reshape(sum, dims);
+}
+
+ValueId resize_axis(NodeContext& c, const Spec& s, ValueId x, const AxisPlan& p) {
+  Taps t = taps_for(s, p);
+  ValueId y = s.mode == "nearest" ? gather_nearest(c, x, p, t) : weighted_sum(c, x, p, t);
+  if (std::none_of(t.outside.begin(), t.outside.end(), [](bool b) { return b; })) return y;
+  std::vector<double> mask(t.outside.begin(), t.outside.end());
+  int64_t r = c.type_of(x).rank();
+  ValueId outside = c.constant(KnownValue::from_doubles(DType::kBool, along(p.axis, r, {p.out}), mask));
+  return c.op("where", {outside, c.scalar(c.type_of(y).dtype, s.extrapolation), y});
+}
+
+// ---- scales, sizes, axes, roi ----
+
+std::vector<double> known_doubles(NodeContext& c, size_t i, std::string_view what) {
+  const KnownValue* k = c.known(i);
+  auto v = k ? k->doubles() : std::nullopt;
+  if (!v)
+    c.unsupported("input ", i, " '", what, "' must be known when the model is imported; it is computed at run time");
+  return *v;
+}
+
+bool has_values(NodeContext& c, size_t i) { return c.has_input(i) && !(c.type(i).num_elements() == Dim(0)); }
+
+// A size truncated toward zero as the reference does; -1 for what is no count (checked after).
+int64_t to_count(double v) { return std::isfinite(v) && std::abs(v) < 1e18 ? static_cast<int64_t>(v) : -1; }
+
+// With sizes, keep_aspect_ratio_policy may scale every axis alike: by the smallest ratio
+// (not_larger) or the largest (not_smaller), the sizes then rounded half up.
+void keep_aspect_ratio(NodeContext& c, std::vector<AxisPlan>& plans) {
+  std::string policy = c.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy == "stretch") return;
+  if (policy != "not_larger" && policy != "not_smaller") c.invalid("keep_aspect_ratio_policy \"", policy, "\"");
+  double scale = plans.front().scale;
+  for (const AxisPlan& p : plans) scale = policy == "not_larger" ? std::min(scale, p.scale) : std::max(scale, p.scale);
+  for (AxisPlan& p : plans) {
+    p.scale = scale;
+    p.out = to_count(scale * static_cast<double>(p.in) + 0.5);
+  }
+}
+
+// The tables are built here, so their sizes are bounded; the arithmetic needs finite values.
+void check_plan(NodeContext& c, const AxisPlan& p) {
+  if (!std::isfinite(p.scale) || p.scale <= 0 || !std::isfinite(p.roi_start) || !std::isfinite(p.roi_end))
+    c.invalid("axis ", p.axis, " has the scale ", p.scale, " and roi ", p.roi_start, " to ", p.roi_end);
+  if (p.in < 1 || p.out < 1) c.unsupported("axis ", p.axis, " resizes ", p.in, " to ", p.out, " elements");
+  if (p.out > kMaxResized)
+    c.unsupported("axis ", p.axis, " resizes to ", p.out, " elements (at most ", kMaxResized, ")");
+}
+
+// One plan per resized axis, in the order `axes` lists them.
+std::vector<AxisPlan> plan_axes(NodeContext& c, const Spec& s) {
+  int64_t r = c.rank(0);
+  std::vector<int64_t> axes(static_cast<size_t>(r));
+  for (int64_t a = 0; a < r; ++a) axes[static_cast<size_t>(a)] = a;
+  if (auto a = c.attr_ints("axes")) axes = *a;
+  for (int64_t& a : axes) a = c.axis(a, r, "axes entry");
+  bool by_scales = has_values(c, 2);
+  if (!by_scales && !has_values(c, 3)) c.invalid("needs scales or sizes");
+  std::vector<double> given = known_doubles(c, by_scales ? 2 : 3, by_scales ? "scales" : "sizes");
+  if (given.size() != axes.size()) c.invalid("scales/sizes has ", given.size(), " entries for ", axes.size(), " axes");
+  std::vector<double> roi;
+  if (s.coords == "tf_crop_and_resize") {
+    roi = known_doubles(c, 1, "roi");
+    if (roi.size() != 2 * axes.size()) c.invalid("roi has ", roi.size(), " entries for ", axes.size(), " axes");
+  }
+  std::vector<AxisPlan> plans;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    AxisPlan p;
+    p.axis = axes[i];
+    const Dim& d = c.type(0).dims[static_cast<size_t>(p.axis)];
+    if (!d.is_static()) c.unsupported("a resized axis must have a static dim, axis ", p.axis, " has ", d);
+    p.in = d.static_value();
+    if (by_scales) p.scale = given[i], p.out = to_count(given[i] * static_cast<double>(p.in));
+    else p.out = to_count(given[i]), p.scale = given[i] / static_cast<double>(p.in);
+    if (!roi.empty()) p.roi_start = roi[i], p.roi_end = roi[i + axes.size()];
+    plans.push_back(p);
+  }
+  if (!by_scales) keep_aspect_ratio(c, plans);
+  for (const AxisPlan& p : plans) check_plan(c, p);
+  return plans;
+}
+
+// An axis resized to itself (scale 1, the whole roi) is left alone, as the reference does.
+bool is_identity(const AxisPlan& p) {
+  auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+  return close(p.scale, 1) && p.out == p.in && std::abs(p.roi_start) <= 1e-9 && close(p.roi_end, 1);
+}
+
+void import_resize(NodeContext& c) {
+  Spec s = read_spec(c);
+  ValueId x = c.input(0);
+  for (const AxisPlan& p : plan_axes(c, s))
+    if (!is_identity(p)) x = resize_axis(c, s, x, p);
+  c.set_output(0, x);
+}
+
+}  // namespace
+
+void register_resize_importers(ImportTable& t) { t["Resize"] = import_resize; }
+
+}  // namespace maxc::onnx
