@@ -95,7 +95,8 @@ MAXC_SIMD_CLONES void panels(int64_t m, int64_t n, int64_t k, const float* a, in
         const float* next = p + 1 < p1 ? packed + (p + 1) * k * kPanel + k0 * kPanel
                             : next_k   ? packed + p0 * k * kPanel + (k0 + kb) * kPanel
                                        : nullptr;
-        const int64_t next_lines = !next ? 0 : p + 1 < p1 ? kb : std::min(block, k - k0 - kb);
+        // One row tile walks each panel whole, a stream the hardware prefetcher follows.
+        const int64_t next_lines = !next || m <= kTileRows ? 0 : p + 1 < p1 ? kb : std::min(block, k - k0 - kb);
         gemm_tiles(mb, kb, 1.f, a + i0 * lda + k0, lda, packed + p * k * kPanel + k0 * kPanel, kPanel, k0 > 0, strip,
                    ldc, cols, next, next_lines);
         if (last && has_epilogue) {
