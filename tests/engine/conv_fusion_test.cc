@@ -117,6 +117,14 @@ ValueId constant_channels(Graph& g, int64_t c, uint32_t seed) {
   return g.add_constant(Constant::copy_of(f32({c, 1, 1}), std::span(bytes, v.size() * sizeof(float))));
 }
 
+// The graph compiled as the engine does, and with no fusion at all: the reference.
+std::pair<Ref<Model>, Ref<Model>> fused_and_plain(const Graph& g, const NamedTensors& w) {
+  auto ctx = Context::create({});
+  CompileSettings plain;
+  plain.fuse = false;
+  return {Model::create(CompiledModel::compile(ctx, g, {}), w), Model::create(CompiledModel::compile(ctx, g, plain), w)};
+}
+
 void expect_same_outputs(Model& a, Model& b, const std::vector<Ref<Tensor>>& in) {
   const auto ya = a.execute(in)[0], yb = b.execute(in)[0];
   ASSERT_EQ(ya->dims(), yb->dims());
@@ -165,11 +173,7 @@ TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
         w.emplace_back(std::string(name) + "_scale", random_tensor({c, 1, 1}, 4, 0.5f, 1.5f));
         w.emplace_back(std::string(name) + "_shift", random_tensor({c, 1, 1}, 5));
       }
-    auto ctx = Context::create({});
-    CompileSettings plain;
-    plain.fuse = false;
-    auto blocked = Model::create(CompiledModel::compile(ctx, g, {}), w);
-    auto reference = Model::create(CompiledModel::compile(ctx, g, plain), w);
+    auto [blocked, reference] = fused_and_plain(g, w);
     const Program& p = blocked->compiled()->program();
     EXPECT_EQ(count_ops(p, "to_channel_blocks"), 1) << p.to_string();
     EXPECT_EQ(count_ops(p, "from_channel_blocks"), 1) << p.to_string();
@@ -199,11 +203,7 @@ TEST(ChannelBlocks, StemConvolutionAndPoolWriteBlocks) {
     y = g.add_op("conv2d", {y, g.add_weight("f1", f32({16, 16, 1, 1}))}, nchw_conv(1))[0];
     g.set_outputs({{"y", y}});
     const NamedTensors w = {{"f0", random_tensor({16, 3, 3, 3}, 1)}, {"f1", random_tensor({16, 16, 1, 1}, 2)}};
-    auto ctx = Context::create({});
-    CompileSettings plain;
-    plain.fuse = false;
-    auto blocked = Model::create(CompiledModel::compile(ctx, g, {}), w);
-    auto reference = Model::create(CompiledModel::compile(ctx, g, plain), w);
+    auto [blocked, reference] = fused_and_plain(g, w);
     const Program& p = blocked->compiled()->program();
     EXPECT_EQ(count_ops(p, "permute"), 0) << p.to_string();
     EXPECT_EQ(count_ops(p, "to_channel_blocks"), 0) << p.to_string();
@@ -224,11 +224,7 @@ TEST(ChannelBlocks, OneWeightScaledTwoWays) {
   };
   g.set_outputs({{"y", g.add_op("sub", {conv_bn("a", 5), conv_bn("b", 6)})[0]}});
   const NamedTensors w = {{"f", random_tensor({8, 8, 3, 3}, 7)}};
-  auto ctx = Context::create({});
-  CompileSettings plain;
-  plain.fuse = false;
-  auto fused = Model::create(CompiledModel::compile(ctx, g, {}), w);
-  auto reference = Model::create(CompiledModel::compile(ctx, g, plain), w);
+  auto [fused, reference] = fused_and_plain(g, w);
   EXPECT_EQ(count_ops(fused->compiled()->program(), "fused_conv2d"), 2);
   expect_same_outputs(*fused, *reference, {random_tensor({1, 8, 5, 5}, 8), random_tensor({1, 8, 5, 5}, 9)});
 }

@@ -11,6 +11,13 @@
 namespace maxc::onnx::testing {
 namespace {
 
+// Importing `bytes` fails with UNIMPLEMENTED and a message that names each of `mentions`.
+void expect_unimplemented(const std::string& bytes, const std::vector<std::string>& mentions) {
+  Error e = import_error(bytes);
+  EXPECT_EQ(e.code(), Code::kUnimplemented);
+  for (const std::string& m : mentions) EXPECT_NE(std::string(e.what()).find(m), std::string::npos) << e.what();
+}
+
 std::vector<float> iota_floats(size_t n, float scale = 0.1f, float offset = -0.5f) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = offset + scale * static_cast<float>(i % 17) - 0.03f * static_cast<float>(i % 5);
@@ -252,10 +259,7 @@ TEST(OnnxImport, AttentionCausalNeedsStaticSequenceLengths) {
               value_info("v", kFloat, {int64_t{1}, int64_t{2}, std::string("seq"), int64_t{4}})};
   g.outputs = {value_info("y", kFloat, {})};
   g.nodes = {node("Attention", {"q", "k", "v"}, {"y"}, {attr_int("is_causal", 1)}, "attn")};
-  Error e = import_error(model(g, 23));
-  EXPECT_EQ(e.code(), Code::kUnimplemented);
-  EXPECT_NE(std::string(e.what()).find("node 0 'attn' (Attention)"), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find("is_causal"), std::string::npos) << e.what();
+  expect_unimplemented(model(g, 23), {"node 0 'attn' (Attention)", "is_causal"});
 }
 
 // ---- Resize with known scales; scales computed at run time are unimplemented ----
@@ -276,10 +280,7 @@ TEST(OnnxImport, ResizeWithRuntimeScalesIsUnimplemented) {
               value_info("scales", kFloat, {int64_t{4}})};
   g.outputs = {value_info("y", kFloat, {})};
   g.nodes = {node("Resize", {"x", "", "scales"}, {"y"}, {attr_string("mode", "linear")}, "up")};
-  Error e = import_error(model(g, 19));
-  EXPECT_EQ(e.code(), Code::kUnimplemented);
-  EXPECT_NE(std::string(e.what()).find("node 0 'up' (Resize)"), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find("'scales'"), std::string::npos) << e.what();
+  expect_unimplemented(model(g, 19), {"node 0 'up' (Resize)", "'scales'"});
 }
 
 // ---- errors ----
