@@ -17,6 +17,11 @@ static_assert(kPanel == kTileCols, "a panel is one tile wide");
 constexpr int64_t kBlockK = 256;
 // Rows per block: a block's slice of a, kBlockRows x kBlockK floats (144 KiB), stays in L2.
 constexpr int64_t kBlockRows = 144;
+// Prefetching the next panel pays from 8 row tiles on, where each tile issues at most
+// kBlockK / 8 of its lines among its FMAs (cold weights, one thread: 64 rows 12% faster).
+// With fewer tiles the bursts only queue behind the demand loads (8 rows: 8% slower), and a
+// single tile walks each panel whole, a stream the hardware prefetcher follows anyway.
+constexpr int64_t kPrefetchMinRows = 8 * kTileRows;
 
 // y = act(y) over one row of n; the switch sits outside the loop so each loop vectorizes.
 [[gnu::always_inline]] inline void activate_row(float* row, int64_t n, Activation activation) {
@@ -95,8 +100,8 @@ MAXC_SIMD_CLONES void panels(int64_t m, int64_t n, int64_t k, const float* a, in
         const float* next = p + 1 < p1 ? packed + (p + 1) * k * kPanel + k0 * kPanel
                             : next_k   ? packed + p0 * k * kPanel + (k0 + kb) * kPanel
                                        : nullptr;
-        // One row tile walks each panel whole, a stream the hardware prefetcher follows.
-        const int64_t next_lines = !next || m <= kTileRows ? 0 : p + 1 < p1 ? kb : std::min(block, k - k0 - kb);
+        const int64_t next_lines =
+            !next || m < kPrefetchMinRows ? 0 : p + 1 < p1 ? kb : std::min(block, k - k0 - kb);
         gemm_tiles(mb, kb, 1.f, a + i0 * lda + k0, lda, packed + p * k * kPanel + k0 * kPanel, kPanel, k0 > 0, strip,
                    ldc, cols, next, next_lines);
         if (last && has_epilogue) {

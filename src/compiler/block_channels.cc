@@ -244,6 +244,7 @@ std::optional<Residual> match_residual(const Program& p, const Node& n, const st
   if (n.outputs.size() != 1 || (!fused && n.op != "add")) return std::nullopt;
   const Node& add = fused ? n.steps.front() : n;
   if (add.op != "add" || add.inputs.size() != 2) return std::nullopt;
+  if (fused && n.outputs[0] != n.steps.back().outputs.at(0)) return std::nullopt;
   bool relu = false;
   if (fused) {
     if (n.steps.size() > 2) return std::nullopt;
