@@ -31,13 +31,15 @@ int64_t channel_axis(const Node& conv) {
   return text && *text == "NCHW" ? 1 : 3;
 }
 
-// `v` holds one value per channel of y (or one for all) and broadcasting it keeps y's shape.
+// `v` holds exactly one value per channel of y, on the channel axis, and broadcasting it
+// keeps y's shape. (One value for all channels would need the kernels to broadcast it too.)
 bool is_per_channel(const TensorType& v, const TensorType& y, int64_t axis) {
   if (v.dtype != y.dtype || v.rank() > y.rank()) return false;
   const int64_t offset = y.rank() - v.rank();
+  if (axis < offset) return y.dims[static_cast<size_t>(axis)] == Dim(1) && v.num_elements() == Dim(1);
   for (int64_t i = 0; i < v.rank(); ++i) {
     const Dim& d = v.dims[static_cast<size_t>(i)];
-    if (!(d == Dim(1)) && !(i + offset == axis && d == y.dims[static_cast<size_t>(axis)])) return false;
+    if (i + offset == axis ? !(d == y.dims[static_cast<size_t>(axis)]) : !(d == Dim(1))) return false;
   }
   return true;
 }

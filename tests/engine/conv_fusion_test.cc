@@ -99,6 +99,29 @@ TEST(ConvFusion, SharedIntermediatesStayUnfused) {
   for (const Node& n : cm->program().nodes) EXPECT_NE(n.op, "fused_conv2d");
 }
 
+// A mul by one value for every channel is no per-channel scale: the conv stays unfused
+// with it, and the result is still right.
+TEST(ConvFusion, ScalarScaleStaysAMul) {
+  Graph g("scalar_scale");
+  ValueId x = g.add_input("x", f32({1, kIn, kSize, kSize}));
+  ValueId f = g.add_weight("f", f32({kOut, kIn, 3, 3}));
+  ValueId s = g.add_weight("s", f32({1, 1, 1}));
+  Attrs attrs{{"padding", std::vector<int64_t>{1, 1, 1, 1}},
+              {"input_layout", std::string("NCHW")},
+              {"filter_layout", std::string("FCRS")}};
+  g.set_outputs({{"y", g.add_op("mul", {g.add_op("conv2d", {x, f}, attrs)[0], s})[0]}});
+  const NamedTensors w = {{"f", random_tensor({kOut, kIn, 3, 3}, 1)}, {"s", random_tensor({1, 1, 1}, 2)}};
+  auto ctx = Context::create({});
+  CompileSettings plain;
+  plain.fuse = false;
+  auto fused = Model::create(CompiledModel::compile(ctx, g, {}), w);
+  auto reference = Model::create(CompiledModel::compile(ctx, g, plain), w);
+  const std::vector<Ref<Tensor>> in = {random_tensor({1, kIn, kSize, kSize}, 3)};
+  const auto a = fused->execute(in)[0], b = reference->execute(in)[0];
+  for (int64_t i = 0; i < a->num_elements(); ++i)
+    ASSERT_NEAR(reinterpret_cast<const float*>(a->data())[i], reinterpret_cast<const float*>(b->data())[i], 1e-4f);
+}
+
 // ---- channel blocks (compiler/block_channels.cc) ----
 
 Attrs nchw_conv(int64_t kernel) {
