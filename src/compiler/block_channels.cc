@@ -47,11 +47,6 @@ TensorType blocked_type(const TensorType& t) {
   return b;
 }
 
-const std::string* string_attr(const Node& n, std::string_view name) {
-  const AttrValue* v = n.attrs.find(name);
-  return v ? std::get_if<std::string>(v) : nullptr;
-}
-
 // A float32 NCHW convolution whose output channels divide into blocks; its input is read
 // in blocks too when its channels divide (else as it is: a network's first convolution,
 // over 3 colour channels, still writes blocks).

@@ -26,9 +26,8 @@ namespace {
 
 // The axis of conv2d output `y` that holds channels.
 int64_t channel_axis(const Node& conv) {
-  const AttrValue* layout = conv.attrs.find("input_layout");
-  const std::string* text = layout ? std::get_if<std::string>(layout) : nullptr;
-  return text && *text == "NCHW" ? 1 : 3;
+  const std::string* layout = string_attr(conv, "input_layout");
+  return layout && *layout == "NCHW" ? 1 : 3;
 }
 
 // `v` holds exactly one value per channel of y, on the channel axis, and broadcasting it

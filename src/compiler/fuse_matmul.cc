@@ -34,8 +34,7 @@ std::optional<std::string> activation_of(const Node& n) {
   if (n.inputs.size() != 1 || n.outputs.size() != 1) return std::nullopt;
   if (n.op == "relu" || n.op == "sigmoid" || n.op == "tanh" || n.op == "silu") return n.op;
   if (n.op == "gelu") {
-    const AttrValue* mode = n.attrs.find("approximate");
-    const std::string* text = mode ? std::get_if<std::string>(mode) : nullptr;
+    const std::string* text = string_attr(n, "approximate");
     if (!text || *text == "none") return std::string("gelu");
     if (*text == "tanh") return std::string("gelu_tanh");
   }

@@ -1,6 +1,7 @@
 #include "compiler/rewrite.h"
 
 #include <numeric>
+#include <variant>
 
 namespace maxc {
 
@@ -25,6 +26,11 @@ void erase_nodes(Program& p, const std::vector<bool>& removed) {
   for (size_t k = 0; k < p.nodes.size(); ++k)
     if (!removed[k]) kept.push_back(std::move(p.nodes[k]));
   p.nodes = std::move(kept);
+}
+
+const std::string* string_attr(const Node& n, std::string_view name) {
+  const AttrValue* v = n.attrs.find(name);
+  return v ? std::get_if<std::string>(v) : nullptr;
 }
 
 std::vector<ValueId> identity_map(const Program& p) {

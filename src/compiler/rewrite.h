@@ -1,6 +1,7 @@
 // Small tools the passes share for rewriting a Program's uses.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,9 @@ void apply_replacements(Program& p, const std::vector<ValueId>& replace);
 
 // Drops the nodes marked in `removed` (by node index), keeping the order of the rest.
 void erase_nodes(Program& p, const std::vector<bool>& removed);
+
+// The node's string attribute `name`, or nullptr when it has none (or one of another kind).
+const std::string* string_attr(const Node& n, std::string_view name);
 
 // Whether a node `op` with that many inputs is elementwise, a registry op fuse_elementwise
 // may fuse (max and min with one input are reductions). Defined in fuse_elementwise.cc.

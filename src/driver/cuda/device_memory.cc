@@ -3,7 +3,6 @@
 #include <cstdint>
 
 #include "base/str_cat.h"
-#include "driver/cuda/cuda_context.h"
 #include "driver/cuda/cuda_error.h"
 
 namespace maxc::cuda {
@@ -18,21 +17,9 @@ void* DeviceMemorySource::obtain(size_t bytes) {
 }
 
 void DeviceMemorySource::give_back(void* p, size_t) noexcept {
-  try {
-    ContextScope scope(api_, context_);
+  in_context_noexcept([&] {
     warn_cuda(api_, api_.cuMemFree_v2(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p))), "cuMemFree_v2");
-  } catch (const std::exception&) {
-    // The context could not be made current: the process is going down or the device is
-    // lost, and the memory goes with the context.
-  }
-}
-
-void DeviceMemorySource::quiesce() noexcept {
-  try {
-    ContextScope scope(api_, context_);
-    warn_cuda(api_, api_.cuCtxSynchronize(), "cuCtxSynchronize before freeing cached blocks");
-  } catch (const std::exception&) {
-  }
+  });
 }
 
 void* PinnedMemorySource::obtain(size_t bytes) {
@@ -46,19 +33,14 @@ void* PinnedMemorySource::obtain(size_t bytes) {
 }
 
 void PinnedMemorySource::give_back(void* p, size_t) noexcept {
-  try {
-    ContextScope scope(api_, context_);
-    warn_cuda(api_, api_.cuMemFreeHost(p), "cuMemFreeHost");
-  } catch (const std::exception&) {
-  }
+  in_context_noexcept([&] { warn_cuda(api_, api_.cuMemFreeHost(p), "cuMemFreeHost"); });
 }
 
-void PinnedMemorySource::quiesce() noexcept {
-  try {
-    ContextScope scope(api_, context_);
-    warn_cuda(api_, api_.cuCtxSynchronize(), "cuCtxSynchronize before freeing cached pinned blocks");
-  } catch (const std::exception&) {
-  }
+void ContextMemorySource::quiesce() noexcept {
+  in_context_noexcept([&] {
+    const std::string what = str_cat("cuCtxSynchronize before freeing cached blocks of ", description_);
+    warn_cuda(api_, api_.cuCtxSynchronize(), what.c_str());
+  });
 }
 
 }  // namespace maxc::cuda
