@@ -53,12 +53,12 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
     scratch_.add(matmul_->scratch_bytes());
     return;
   }
+  const bool blocked = s.blocked_in || s.blocked_out;
+  const bool blocks_divide = (!s.blocked_in || s.in_c % 8 == 0) && (!s.blocked_out || s.out_c % 8 == 0);
+  if (blocked && (dtype != DType::kFloat32 || !blocks_divide || s.in_c == 0 || !s.channels_first))
+    fail(Code::kInternal, "conv2d: channel blocks need float32 and channels in multiples of 8");
   // oneDNN has no answer for an empty reduction (no input channels): the direct kernel's
   // sum of nothing plus the bias is.
-  const bool blocked = s.blocked_in || s.blocked_out;
-  if (blocked && (dtype != DType::kFloat32 || (s.blocked_in && s.in_c % 8 != 0) || (s.blocked_out && s.out_c % 8 != 0) ||
-                  s.in_c == 0 || !s.channels_first))
-    fail(Code::kInternal, "conv2d: channel blocks need float32 and channels in multiples of 8");
   if (dtype == DType::kFloat64 || s.in_c == 0) {
     path_ = Path::kDirect;
     if (is_half(dtype)) plan_widened();
