@@ -698,10 +698,13 @@ typedef struct max_compile_options_t {
 MAX_API max_status_t* max_compile_options_init(max_compile_options_t* options,
                                                size_t struct_size);
 
-/* Compiles `graph` for the context's CPU device. The graph is read, not kept: it may be
- * changed or released afterwards. options may be NULL for defaults. INVALID_ARGUMENT for a
- * graph that does not verify or has no outputs; UNIMPLEMENTED naming the op when a node has
- * no CPU kernel for its dtypes. Thread-safe for distinct graphs. */
+/* Compiles `graph` for the device it is placed on (the device of its values' types). The
+ * graph is read, not kept: it may be changed or released afterwards. options may be NULL for
+ * defaults. INVALID_ARGUMENT for a graph that does not verify or has no outputs, and for a
+ * graph placed on a device the context was not created with (naming the value and the
+ * device); UNIMPLEMENTED naming the op when a node has no CPU kernel for its dtypes, naming
+ * two values when the graph spans devices, and for a graph placed on a GPU, which this
+ * version cannot execute yet. Thread-safe for distinct graphs. */
 MAX_API max_status_t* max_context_compile(max_context_t* context, const max_graph_t* graph,
                                           const max_compile_options_t* options,
                                           max_compiled_model_t** out_compiled);

@@ -2,6 +2,7 @@
 
 #include "base/log.h"
 #include "engine/executor.h"
+#include "engine/placement.h"
 
 namespace maxc {
 
@@ -22,9 +23,11 @@ void check_weights_static(const Program& p) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(Ref<Context> context, Program program, const CompileSettings& settings)
+CompiledModel::CompiledModel(Ref<Context> context, Ref<Device> device, Program program,
+                             const CompileSettings& settings)
     : Object(ObjectKind::kCompiledModel),
       context_(std::move(context)),
+      device_(std::move(device)),
       program_(std::move(program)),
       settings_(settings) {
   inputs_ = specs(program_, program_.inputs);
@@ -43,7 +46,9 @@ Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& gra
   opts.evaluate = evaluate_node;
   Program program = compile_program(graph, opts);
   check_weights_static(program);
-  auto model = Ref<CompiledModel>::adopt(new CompiledModel(std::move(context), std::move(program), settings));
+  Ref<Device> device = placement_device(program, *context);
+  auto model = Ref<CompiledModel>::adopt(
+      new CompiledModel(std::move(context), std::move(device), std::move(program), settings));
   model->bundled_ = std::move(bundled);
   bool all_static = true;
   for (const auto& in : model->program_.inputs) all_static = all_static && model->program_.types[in.value].is_static();

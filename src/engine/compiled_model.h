@@ -1,4 +1,4 @@
-// A graph compiled for the context's CPU (MAX's InferenceSession.load, before weights): the
+// A graph compiled for one of the context's devices (MAX's InferenceSession.load, before weights): the
 // optimized Program, its signature, and the plans made for the input shapes seen so far.
 // Immutable once made, apart from the plan cache, which has its own lock: thread-safe.
 #pragma once
@@ -27,8 +27,9 @@ struct CompileSettings {
 
 class CompiledModel : public Object {
  public:
-  // Verifies and compiles `graph` (which is not kept). A graph without symbolic dims gets
-  // its one plan now, so a missing kernel is reported here rather than at execute.
+  // Verifies and compiles `graph` (which is not kept) for the device it is placed on (see
+  // placement_device for the errors). A graph without symbolic dims gets its one plan now,
+  // so a missing kernel is reported here rather than at execute.
   // `bundled` are weights that came with the graph's file (an ONNX model's initializers):
   // a Model binds them for every weight it is not given.
   static Ref<CompiledModel> compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings,
@@ -36,6 +37,8 @@ class CompiledModel : public Object {
 
   const Program& program() const { return program_; }
   const Ref<Context>& context() const { return context_; }
+  // The context's device the graph is placed on (engine/placement.h).
+  const Ref<Device>& device() const { return device_; }
   const std::vector<Ref<TensorSpec>>& inputs() const { return inputs_; }
   const std::vector<Ref<TensorSpec>>& outputs() const { return outputs_; }
   const std::vector<Ref<TensorSpec>>& weights() const { return weights_; }
@@ -45,9 +48,10 @@ class CompiledModel : public Object {
   std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;
 
  private:
-  CompiledModel(Ref<Context> context, Program program, const CompileSettings& settings);
+  CompiledModel(Ref<Context> context, Ref<Device> device, Program program, const CompileSettings& settings);
 
   Ref<Context> context_;
+  Ref<Device> device_;
   Program program_;
   CompileSettings settings_;
   std::vector<Ref<TensorSpec>> inputs_, outputs_, weights_;
