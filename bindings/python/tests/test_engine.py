@@ -107,6 +107,18 @@ def test_session_defaults_and_devices():
     assert max_c.engine.InferenceSession is InferenceSession
 
 
+def test_graph_on_a_device_the_session_lacks_is_refused(session):
+    from max_c.graph import DeviceRef
+    g = Graph("on_gpu", input_types=[TensorType(DType.float32, [4], DeviceRef.GPU(0))])
+    with g:
+        (x,) = g.inputs
+        g.output(ops.relu(x))
+    with pytest.raises(ValueError, match=r"input '\w+' is placed on gpu:0.*cpu:0"):
+        session.load(g)
+    (y,) = session.load(affine_graph()).execute(np.ones(3, np.float32))  # the session still works
+    np.testing.assert_allclose(y.to_numpy(), 3.0)
+
+
 def test_affine_executes_and_returns_tensors(session):
     model = session.load(affine_graph())
     assert isinstance(model, Model)
