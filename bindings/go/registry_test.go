@@ -25,7 +25,8 @@ func TestOpRegistry(t *testing.T) {
 		t.Fatalf("matmul: %+v", mm)
 	}
 	cast := byName["cast"]
-	if len(cast.Attrs) != 1 || cast.Attrs[0] != (OpAttr{"dtype", AttrDType, AttrRequired}) {
+	if len(cast.Attrs) != 2 || cast.Attrs[0] != (OpAttr{"dtype", AttrDType, AttrRequired}) ||
+		cast.Attrs[1] != (OpAttr{"saturate", AttrBool, AttrDefaulted}) {
 		t.Fatalf("cast: %+v", cast)
 	}
 	if c := byName["concat"]; len(c.Inputs) != 1 || c.Inputs[0].Arity != InputVariadic {

@@ -358,6 +358,9 @@ void import_cast(NodeContext& c, bool like) {
         if (d.is_static()) d = Dim(d.static_value() != 0);
     return c.set_known_output(0, KnownValue::from_dims(to, k->shape, std::move(v)));
   }
+  // saturate=0 (float8 outputs only): out-of-range values become inf/NaN, not the max.
+  if (c.attr_int("saturate", 1) == 0 && c.dtype(0) != to)
+    return c.set_output(0, c.op("cast", {c.input(0)}, {{"dtype", to}, {"saturate", false}}));
   c.set_output(0, c.cast(c.input(0), to));
 }
 

@@ -12,7 +12,7 @@ from . import _errors
 from ._errors import check
 from ._lib import (DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLPACK_DELETER,
                    RELEASE_FN, lib)
-from .dtype import DType, as_dtype
+from .dtype import _ML_DTYPE_NAMES, DType, _is_ml_dtype, as_dtype
 
 KIND_CPU, KIND_CUDA, KIND_HIP = 1, 2, 3
 kDLCPU, kDLCUDA, kDLROCM = 1, 2, 10
@@ -232,6 +232,8 @@ def _borrow_numpy(arr) -> int:
     if not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr)  # MAX: non-contiguous arrays give a contiguous copy
     dims, rank = _dims_array(arr.shape)
+    if dtype is DType.float4_e2m1fn:
+        arr = _pack_float4(arr)
     key = next(_borrow_ids)
     with _borrowed_lock:
         _borrowed[key] = arr
@@ -244,6 +246,24 @@ def _borrow_numpy(arr) -> int:
             _borrowed.pop(key, None)
         check(status)
     return out.value
+
+
+def _pack_float4(arr):
+    """A copy of a float4_e2m1fn array (ml_dtypes': one element per byte, in the low nibble)
+    packed as max_c stores it: two per byte, the earlier element in the low nibble."""
+    codes = arr.reshape(-1).view(np.uint8) & 0x0F
+    if codes.size % 2:
+        codes = np.append(codes, np.uint8(0))
+    return codes[0::2] | (codes[1::2] << 4)
+
+
+def _unpack_float4(packed, shape, np_dtype):
+    """The inverse of _pack_float4: a new array of `shape` from the packed bytes."""
+    n = int(np.prod(shape, dtype=np.int64))
+    codes = np.empty(packed.size * 2, np.uint8)
+    codes[0::2] = packed & 0x0F
+    codes[1::2] = packed >> 4
+    return codes[:n].view(np_dtype).reshape(shape)
 
 
 def _dims_array(shape):
@@ -353,6 +373,9 @@ class Tensor(_Handle):
             out = c_void_p()
             check(lib.max_tensor_view(array._h, array.dtype.value, None, -1, byref(out)))
             return cls._wrap(out.value)
+        if isinstance(array, np.ndarray) and _is_ml_dtype(array.dtype):
+            # numpy exports no ml_dtypes array (bfloat16, float8) through DLPack: borrow it.
+            return cls.from_numpy(array.copy() if copy else array)
         try:
             cap = array.__dlpack__(max_version=DLPACK_VERSION, copy=copy)
         except TypeError:
@@ -441,12 +464,21 @@ class Tensor(_Handle):
         """A numpy array sharing this host tensor's memory (through DLPack); it keeps the
         memory alive after the tensor is closed. Read-only tensors give read-only arrays."""
         h = self._h
-        self.dtype.to_numpy()  # ValueError for dtypes numpy lacks
+        dtype = self.dtype
+        np_dtype = dtype.to_numpy()  # ValueError for dtypes numpy lacks
         if not self.is_host:
             raise _errors.MaxRuntimeError("to_numpy() needs a host tensor; copy it to CPU() first",
                                           _errors.FAILED_PRECONDITION)
         del h
-        return np.from_dlpack(self)
+        if dtype.name not in _ML_DTYPE_NAMES:
+            return np.from_dlpack(self)
+        # ml_dtypes' dtypes (bfloat16, float8, float4): numpy's DLPack import has no codes
+        # for them, so the memory goes through as unsigned integers of the same width.
+        src = self.contiguous()
+        if dtype is DType.float4_e2m1fn:  # packed here, one per byte in numpy: a copy
+            return _unpack_float4(np.from_dlpack(src.view(DType.uint8, (src.nbytes,))), self.shape, np_dtype)
+        bits = DType.uint16 if np_dtype.itemsize == 2 else DType.uint8
+        return np.from_dlpack(src.view(bits, self.shape)).view(np_dtype)
 
     def __array__(self, dtype=None, copy=None):
         a = self.to_numpy()

@@ -1,5 +1,6 @@
 """max_c.dtype: MAX's DType with MAX's member values; traits answered by libmax_c."""
 import enum
+import sys
 
 import numpy as np
 
@@ -62,23 +63,33 @@ class DType(enum.Enum):
         return bool(lib.max_dtype_is_unsigned_integral(self.value))
 
     def to_numpy(self):
-        """The numpy dtype; ValueError where numpy has none (bfloat16, float8, float4)."""
-        try:
-            return _TO_NUMPY[self]
-        except KeyError:
-            raise ValueError(f"DType.{self.name} has no numpy equivalent") from None
+        """The numpy dtype: bfloat16, float8 and float4 are the ml_dtypes package's, and
+        ValueError (naming the dtype) when it is not installed."""
+        dt = _TO_NUMPY.get(self)
+        if dt is not None:
+            return dt
+        ml = _ml_dtypes()
+        if ml is None:
+            raise ValueError(f"DType.{self.name} has no numpy equivalent without the ml_dtypes "
+                             "package (pip install ml_dtypes)")
+        return np.dtype(getattr(ml, self.name))
 
     @classmethod
     def from_numpy(cls, dtype) -> "DType":
-        """The DType of a numpy dtype (or anything np.dtype accepts); ValueError otherwise."""
+        """The DType of a numpy dtype (or anything np.dtype accepts, ml_dtypes' included);
+        ValueError otherwise."""
         try:
             dt = np.dtype(dtype)
         except TypeError as e:
-            raise ValueError(f"{dtype!r} is not a numpy dtype: {e}") from None
-        try:
-            return _FROM_NUMPY[dt]
-        except KeyError:
-            raise ValueError(f"numpy dtype {dt} has no max_c DType") from None
+            if not (isinstance(dtype, str) and dtype in _ML_DTYPE_NAMES and _ml_dtypes()):
+                raise ValueError(f"{dtype!r} is not a numpy dtype: {e}") from None
+            dt = np.dtype(getattr(_ml_dtypes(), dtype))
+        found = _FROM_NUMPY.get(dt)
+        if found is None and _is_ml_dtype(dt):
+            found = cls[dt.name]
+        if found is None:
+            raise ValueError(f"numpy dtype {dt} has no max_c DType")
+        return found
 
     @classmethod
     def from_name(cls, name: str) -> "DType":
@@ -102,6 +113,27 @@ _TO_NUMPY = {
     DType.int64: np.dtype(np.int64),
 }
 _FROM_NUMPY = {v: k for k, v in _TO_NUMPY.items()}
+
+# numpy has no bfloat16, float8 or float4: the ml_dtypes package (JAX's and onnx's) adds them
+# as numpy dtypes of the same names. An optional dependency: imported on first need only.
+_ML_DTYPE_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                   "float4_e2m1fn")
+
+
+def _ml_dtypes():
+    """The ml_dtypes module, or None when it is not installed."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return ml_dtypes
+
+
+def _is_ml_dtype(dt) -> bool:
+    """Whether numpy dtype `dt` is one of ml_dtypes' that we have (only possible once it is
+    imported, so this never imports it)."""
+    ml = sys.modules.get("ml_dtypes")
+    return ml is not None and dt.name in _ML_DTYPE_NAMES and dt == np.dtype(getattr(ml, dt.name))
 
 
 def as_dtype(x) -> DType:

@@ -28,13 +28,11 @@ def test_dtype_numpy_mapping():
     for dt in DType:
         try:
             npdt = dt.to_numpy()
-        except ValueError:
+        except ValueError:  # bfloat16, float8, float4 without ml_dtypes (test_ml_dtypes.py)
             assert dt in (DType.bfloat16, DType.float4_e2m1fn) or dt.is_float8()
             continue
         assert DType.from_numpy(npdt) is dt
         assert npdt.itemsize == dt.size_in_bytes
-    with pytest.raises(ValueError):
-        DType.bfloat16.to_numpy()
     with pytest.raises(ValueError):
         DType.from_numpy(np.complex64)
     with pytest.raises(max_c.MaxNotFoundError):

@@ -1,7 +1,8 @@
 // Lowerings of the elementwise family (inventory §5.1-5.5, clamp, cast) and of the
 // "fused_elementwise" nodes that compiler/fuse_elementwise.cc makes. Every one becomes an
 // ElemProgram (kernels/cpu/elementwise.h): a single op is a one-step program, a fused node
-// one step per fused op, a cast a program with no step at all (the store converts).
+// one step per fused op, a cast a program with no step at all (the store converts); a cast
+// to or from float8 or float4 runs its own kernel (kernels/cpu/cast_minifloat.h).
 //
 // max and min are registered here for both forms: with two inputs they are elementwise,
 // with one they are reductions and go to lower_reduce_max_min (reduction.cc).
@@ -13,7 +14,9 @@
 #include "engine/lower/lower.h"
 #include "engine/lower/reduce_max_min.h"
 #include "engine/lowering.h"
+#include "kernels/cpu/cast_minifloat.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/minifloat.h"
 
 namespace maxc {
 namespace {
@@ -98,11 +101,29 @@ void check_outputs_share_dims(const LowerContext& ctx) {
            ctx.outputs[0].to_string(), "; an elementwise node's outputs share one shape");
 }
 
+// ---- a cast to or from float8 / float4 ---------------------------------------------------
+
+bool is_minifloat_cast(const LowerContext& ctx) {
+  return ctx.node.op == "cast" && ctx.inputs.size() == 1 &&
+         (cpu::is_minifloat(ctx.inputs[0].dtype) || cpu::is_minifloat(ctx.outputs[0].dtype));
+}
+
+// No ElemProgram holds these dtypes (kernels/cpu/cast_minifloat.h): the cast runs alone.
+Lowered lower_minifloat_cast(const LowerContext& ctx) {
+  const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
+  if (src == dst) return Lowered::alias_of_input();
+  if (!cpu::cast_minifloat_supports(src, dst)) ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
+  const bool saturate = !ctx.attrs().has("saturate") || ctx.attr<bool>("saturate");
+  const int64_t n = ctx.outputs[0].num_elements();
+  return Lowered{[=](const KernelArgs& a) { cpu::cast_minifloat(src, dst, a.inputs[0], a.outputs[0], n, saturate); }};
+}
+
 // ---- one registry op ---------------------------------------------------------------------
 
 Lowered lower_single(const LowerContext& ctx) {
   if (ctx.outputs.size() != 1)
     fail(Code::kInternal, ctx.op_label(), ": expected 1 output, got ", ctx.outputs.size());
+  if (is_minifloat_cast(ctx)) return lower_minifloat_cast(ctx);
   std::vector<DType> in_dtypes;
   for (const Shape& s : ctx.inputs) in_dtypes.push_back(s.dtype);
   const ElemOpDesc d = describe_elementwise(ctx.node, in_dtypes, ctx.outputs[0].dtype, ctx.op_label());

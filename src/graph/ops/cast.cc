@@ -1,4 +1,4 @@
-// cast(x, dtype) (inventory §5.12): same shape and device, any dtype to any dtype.
+// cast(x, dtype, saturate=true) (inventory §5.12): same shape and device, any dtype to any dtype.
 #include "graph/op_registry.h"
 #include "graph/ops/ops.h"
 
@@ -18,7 +18,10 @@ std::vector<TensorType> infer_cast(const InferContext& ctx) {
 void register_cast_ops(OpRegistry& r) {
   r.add(OpSchema{.name = "cast",
                  .inputs = {{"x"}},
-                 .attrs = {AttrSpec::required("dtype", AttrKind::kDType)},
+                 // saturate (ONNX Cast's): whether a value out of a float8 dtype's range
+                 // becomes its largest finite value (true) or inf/NaN (false); only float8
+                 // outputs read it (kernels/cpu/minifloat.h).
+                 .attrs = {AttrSpec::required("dtype", AttrKind::kDType), AttrSpec::with_default("saturate", true)},
                  .infer = infer_cast});
 }
 

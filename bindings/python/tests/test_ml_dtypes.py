@@ -1,0 +1,131 @@
+"""bfloat16, float8 and float4 with numpy through the ml_dtypes package: the DType mapping,
+tensors to and from numpy (float4 packed two per byte on our side, one per byte in numpy),
+and casts in a graph checked against ml_dtypes' own conversions. Without ml_dtypes the
+mapping fails with a ValueError that names the dtype and the package."""
+import sys
+
+import numpy as np
+import pytest
+
+from max_c.driver import Tensor
+from max_c.dtype import DType
+from max_c.engine import InferenceSession
+from max_c.graph import Graph, TensorType, ops
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+NAMES = ["bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float4_e2m1fn"]
+FLOAT8 = NAMES[1:5]
+SHAPES = [(), (1,), (7,), (3, 5), (2, 0, 3), (4, 33)]
+
+
+def every_code(name):
+    """Every bit pattern of the dtype, as an array of it."""
+    np_dtype = np.dtype(getattr(ml_dtypes, name))
+    if name == "bfloat16":
+        return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np_dtype)
+    n = 16 if name == "float4_e2m1fn" else 256
+    return np.arange(n, dtype=np.uint8).view(np_dtype)
+
+
+def bits(a):
+    return a.view(np.uint16 if a.dtype.itemsize == 2 else np.uint8)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dtype_maps_both_ways(name):
+    dt = DType[name]
+    np_dtype = np.dtype(getattr(ml_dtypes, name))
+    assert dt.to_numpy() == np_dtype
+    assert DType.from_numpy(np_dtype) is dt
+    assert DType.from_numpy(getattr(ml_dtypes, name)) is dt
+    assert DType.from_numpy(name) is dt
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_tensor_round_trip_is_bit_exact(name, shape):
+    codes = every_code(name)
+    n = int(np.prod(shape))
+    a = np.resize(codes, n).reshape(shape)
+    t = Tensor.from_numpy(a)
+    assert t.dtype is DType[name] and t.shape == shape
+    assert t.nbytes == ((n + 1) // 2 if name == "float4_e2m1fn" else n * a.dtype.itemsize)
+    back = t.to_numpy()
+    assert back.dtype == a.dtype and back.shape == shape
+    np.testing.assert_array_equal(bits(back), bits(a))
+    assert np.asarray(t).dtype == a.dtype
+    if n:
+        assert Tensor.from_dlpack(a).dtype is DType[name]
+
+
+def test_bfloat16_and_float8_share_memory_with_numpy():
+    a = np.zeros(4, ml_dtypes.bfloat16)
+    t = Tensor.from_numpy(a)
+    a[1] = 3.5
+    assert t.to_numpy()[1] == 3.5  # borrowed, not copied
+    f = np.zeros(3, ml_dtypes.float8_e5m2)
+    Tensor.from_numpy(f).to_numpy()[2] = 2.0
+    assert f[2] == 2.0
+
+
+def test_float4_is_packed_low_nibble_first():
+    a = np.array([0.5, 1.0, -6.0], ml_dtypes.float4_e2m1fn)  # codes 1, 2, 0xF
+    t = Tensor.from_numpy(a)
+    np.testing.assert_array_equal(t.view(DType.uint8, (2,)).to_numpy(), [0x21, 0x0F])
+
+
+def run_cast(x, dtype, **attrs):
+    graph = Graph("cast", lambda v: ops.cast(v, dtype, **attrs), input_types=[TensorType(DType.from_numpy(x.dtype), x.shape)])
+    try:
+        model = InferenceSession().load(graph)
+    finally:
+        graph.close()
+    with model:
+        return model.execute(x)[0].to_numpy()
+
+
+def float_samples():
+    rng = np.random.default_rng(0)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, 1e6, -1e6, 1e-7, -1e-7, 464, 465, 248, 61440, 0.25, 0.75, 5, 7],
+                       np.float32)
+    return np.concatenate([special, rng.uniform(-300, 300, 2000).astype(np.float32),
+                           rng.uniform(-0.02, 0.02, 2000).astype(np.float32)])
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+@pytest.mark.parametrize("saturate", [True, False])
+def test_cast_to_float8_matches_onnx_reference(name, saturate):
+    """ONNX's reference: saturate clips to the finite range, then ml_dtypes rounds (to
+    nearest even, inf/NaN past the range)."""
+    np_dtype = np.dtype(getattr(ml_dtypes, name))
+    x = float_samples()
+    info = ml_dtypes.finfo(np_dtype)
+    want = (np.clip(x, float(info.min), float(info.max)) if saturate else x).astype(np_dtype)
+    got = run_cast(x, DType[name], saturate=saturate)
+    assert got.dtype == np_dtype
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+def test_cast_to_float4_matches_ml_dtypes():
+    x = float_samples()
+    got = run_cast(x, DType.float4_e2m1fn)
+    np.testing.assert_array_equal(bits(got), bits(x.astype(ml_dtypes.float4_e2m1fn)))
+    nan = run_cast(np.array([np.nan, -np.nan], np.float32), DType.float4_e2m1fn)
+    np.testing.assert_array_equal(bits(nan), [0, 0])  # no NaN in float4: our choice is +0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cast_from_every_code_to_float32_is_exact(name):
+    codes = every_code(name)
+    got = run_cast(codes, DType.float32)
+    np.testing.assert_array_equal(got, codes.astype(np.float32))  # NaNs compare equal here
+
+
+def test_missing_ml_dtypes_names_the_dtype(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # `import ml_dtypes` now fails
+    with pytest.raises(ValueError, match="DType.bfloat16 .*ml_dtypes"):
+        DType.bfloat16.to_numpy()
+    with pytest.raises(ValueError, match="float8_e5m2"):
+        Tensor(DType.float8_e5m2, (2,)).to_numpy()
+    assert DType.float32.to_numpy() == np.float32
