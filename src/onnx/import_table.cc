@@ -14,9 +14,14 @@ const ImportTable& import_table() {
     register_indexing_importers(t);
     register_constant_importers(t);
     register_attention_importers(t);
+    register_recurrent_importers(t);
+    register_conv_transpose_importers(t);
+    register_signal_importers(t);
     register_loss_importers(t);
     register_einsum_importers(t);
     register_resize_importers(t);
+    register_quantize_importers(t);
+    register_normalization_importers(t);
     return t;
   }();
   return table;

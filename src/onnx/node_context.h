@@ -102,6 +102,8 @@ class NodeContext {
 
 // Compositions shared by several families.
 ValueId softmax_in_type(NodeContext& c, ValueId x, int64_t axis);  // ops_nn.cc
+// Conv of NCHW x by an FCRS filter under the node's Conv attributes (Conv, ConvInteger, QLinearConv).
+ValueId conv_from_attrs(NodeContext& c, ValueId x, ValueId filter, std::optional<ValueId> bias);  // ops_nn.cc
 
 using ImportFn = std::function<void(NodeContext&)>;
 using ImportTable = std::map<std::string, ImportFn, std::less<>>;
@@ -115,9 +117,14 @@ void register_shape_importers(ImportTable& t);
 void register_indexing_importers(ImportTable& t);
 void register_constant_importers(ImportTable& t);
 void register_attention_importers(ImportTable& t);
+void register_recurrent_importers(ImportTable& t);
+void register_conv_transpose_importers(ImportTable& t);
+void register_signal_importers(ImportTable& t);
 void register_loss_importers(ImportTable& t);
 void register_einsum_importers(ImportTable& t);
 void register_resize_importers(ImportTable& t);
+void register_quantize_importers(ImportTable& t);
+void register_normalization_importers(ImportTable& t);
 
 const ImportTable& import_table();
 

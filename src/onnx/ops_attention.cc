@@ -1,4 +1,4 @@
-// Attention (opset 23+): scaled dot-product attention composed from our ops, following the
+// Attention and RotaryEmbedding (opset 23+). Attention: scaled dot-product attention composed from our ops, following the
 // ONNX reference (onnx/reference/ops/op_attention.py):
 //   3-D inputs [B, S, H*D] are split into heads [B, H, S, D] (q_num_heads, kv_num_heads);
 //   past_key/past_value are concatenated before K/V (the present outputs);
@@ -257,10 +257,98 @@ class AttentionImport {
   std::optional<ValueId> bias_;
 };
 
+// ---- RotaryEmbedding (opset 23) ----
+
+// Rotates the first rotary_embedding_dim features of each head by the position's angle:
+// (x1, x2) -> (cos·x1 - sin·x2, sin·x1 + cos·x2), the pairs being the two halves or, when
+// interleaved, the even and odd features. 4-D input is [B, H, S, D]; 3-D [B, S, H*D] is
+// worked on as [B, S, H, D], so only where the cos/sin rows broadcast from differs.
+class RotaryImport {
+ public:
+  explicit RotaryImport(NodeContext& c) : c_(c) {}
+
+  void run() {
+    ValueId x = c_.input(0);
+    const std::vector<Dim> in = c_.type_of(x).dims;
+    if (in.size() != 3 && in.size() != 4) c_.invalid("input must have rank 3 or 4, got ", in.size());
+    bool is_3d = in.size() == 3;
+    if (is_3d) x = c_.reshape(x, split_heads(in));
+    int64_t head = static_dim(c_.type_of(x).dims[3], "the head size");
+    int64_t rot = c_.attr_int("rotary_embedding_dim", 0);
+    if (rot == 0) rot = head;
+    if (rot <= 0 || rot > head || rot % 2 != 0)
+      c_.invalid("rotary_embedding_dim ", rot, " must be even and at most the head size ", head);
+    dt_ = c_.type_of(x).dtype;
+    ValueId cos = cache(1, is_3d, rot / 2), sin = cache(2, is_3d, rot / 2);
+    std::vector<ValueId> parts = rot == head ? std::vector<ValueId>{x} : split(x, {rot, head - rot}, 3);
+    parts[0] = c_.attr_int("interleaved", 0) != 0 ? rotate_interleaved(parts[0], cos, sin, rot)
+                                                   : rotate_halves(parts[0], cos, sin, rot);
+    ValueId y = parts.size() == 1 ? parts[0] : c_.op("concat", parts, {{"axis", int64_t{3}}});
+    c_.set_output(0, is_3d ? c_.reshape(y, in) : y);
+  }
+
+ private:
+  std::vector<Dim> split_heads(const std::vector<Dim>& in) {
+    int64_t heads = c_.attr_int("num_heads", 0);
+    int64_t hidden = static_dim(in[2], "the hidden size");
+    if (heads <= 0 || hidden % heads != 0)
+      c_.invalid("3-D input needs num_heads dividing the hidden size ", hidden, ", got ", heads);
+    return {in[0], in[1], Dim(heads), Dim(hidden / heads)};
+  }
+
+  int64_t static_dim(const Dim& d, std::string_view what) {
+    if (!d.is_static()) c_.unsupported(what, " is the symbolic dim ", d, "; it must be static");
+    return d.static_value();
+  }
+
+  std::vector<ValueId> split(ValueId v, std::vector<int64_t> sizes, int64_t axis) {
+    return c_.ops("split", {v}, {{"split_sizes", std::vector<Dim>(sizes.begin(), sizes.end())}, {"axis", axis}});
+  }
+
+  // cos or sin rows [B, S, rot/2] (looked up by position_ids when given), with a unit axis
+  // where the heads are: [B, S, 1, rot/2] for 3-D input, [B, 1, S, rot/2] for 4-D.
+  ValueId cache(size_t i, bool is_3d, int64_t half) {
+    ValueId v = c_.cast(c_.input(i), dt_);
+    if (c_.has_input(3)) v = c_.op("gather", {v, c_.input(3)}, {{"axis", int64_t{0}}});
+    std::vector<Dim> d = c_.type_of(v).dims;
+    if (d.size() != 3) c_.invalid("the cos/sin rows must have rank 3 after the position lookup, got ", d.size());
+    if (d[2] != Dim(half)) c_.invalid("the cos/sin caches have ", d[2], " columns; rotary_embedding_dim/2 is ", half);
+    d.insert(d.begin() + (is_3d ? 2 : 1), Dim(1));
+    return c_.reshape(v, d);
+  }
+
+  std::pair<ValueId, ValueId> rotate(ValueId x1, ValueId x2, ValueId cos, ValueId sin) {
+    auto mul = [&](ValueId a, ValueId b) { return c_.op("mul", {a, b}); };
+    return {c_.op("sub", {mul(cos, x1), mul(sin, x2)}), c_.op("add", {mul(sin, x1), mul(cos, x2)})};
+  }
+
+  ValueId rotate_halves(ValueId x, ValueId cos, ValueId sin, int64_t rot) {
+    std::vector<ValueId> h = split(x, {rot / 2, rot / 2}, 3);
+    auto [re, im] = rotate(h[0], h[1], cos, sin);
+    return c_.op("concat", {re, im}, {{"axis", int64_t{3}}});
+  }
+
+  // Even and odd features as a trailing pair axis: [.., rot] -> [.., rot/2, 2].
+  ValueId rotate_interleaved(ValueId x, ValueId cos, ValueId sin, int64_t rot) {
+    std::vector<Dim> d = c_.type_of(x).dims;
+    std::vector<Dim> pairs(d.begin(), d.end() - 1);
+    pairs.push_back(Dim(rot / 2));
+    std::vector<Dim> paired = pairs;
+    paired.push_back(Dim(2));
+    std::vector<ValueId> eo = split(c_.reshape(x, paired), {1, 1}, 4);
+    auto [re, im] = rotate(c_.reshape(eo[0], pairs), c_.reshape(eo[1], pairs), cos, sin);
+    return c_.reshape(c_.op("stack", {re, im}, {{"axis", int64_t{4}}}), d);
+  }
+
+  NodeContext& c_;
+  DType dt_ = DType::kInvalid;
+};
+
 }  // namespace
 
 void register_attention_importers(ImportTable& t) {
   t["Attention"] = [](NodeContext& c) { AttentionImport(c).run(); };
+  t["RotaryEmbedding"] = [](NodeContext& c) { RotaryImport(c).run(); };
 }
 
 }  // namespace maxc::onnx

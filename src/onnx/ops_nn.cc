@@ -72,32 +72,9 @@ ValueId drop_unit_height(NodeContext& c, ValueId y) {
 // ---- Conv ----
 
 void import_conv(NodeContext& c) {
-  int64_t r = c.rank(0);
-  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D convolutions (input rank 3 or 4), got rank ", r);
-  const std::vector<Dim>& wd = c.type(1).dims;
-  std::vector<int64_t> kernel;
-  for (size_t i = 2; i < wd.size(); ++i) {
-    if (!wd[i].is_static()) c.unsupported("the kernel dims must be static");
-    kernel.push_back(wd[i].static_value());
-  }
-  if (auto k = c.attr_ints("kernel_shape"); k && *k != kernel) c.invalid("kernel_shape disagrees with the weight");
-  Window w = window(c, kernel, spatial_of(c.type(0)));
-  ValueId x = c.input(0), f = c.input(1);
-  if (r == 3) {
-    widen_to_2d(w);
-    x = insert_unit_height(c, x);
-    f = insert_unit_height(c, f);
-  }
-  std::vector<ValueId> ins = {x, f};
-  if (c.has_input(2)) ins.push_back(c.input(2));
-  Attrs attrs{{"stride", w.strides},
-              {"dilation", w.dilations},
-              {"padding", std::vector<int64_t>{w.pads[0], w.pads[2], w.pads[1], w.pads[3]}},
-              {"groups", c.attr_int("group", 1)},
-              {"input_layout", std::string("NCHW")},
-              {"filter_layout", std::string("FCRS")}};
-  ValueId y = c.op("conv2d", ins, attrs);
-  c.set_output(0, r == 3 ? drop_unit_height(c, y) : y);
+  std::optional<ValueId> bias;
+  if (c.has_input(2)) bias = c.input(2);
+  c.set_output(0, conv_from_attrs(c, c.input(0), c.input(1), bias));
 }
 
 // ---- MaxPool, AveragePool, global pools ----
@@ -156,6 +133,45 @@ void import_global_pool(NodeContext& c, const char* op) {
   ValueId x = c.input(0);
   for (int64_t a = 2; a < c.rank(0); ++a) x = c.op(op, {x}, {{"axis", a}});
   c.set_output(0, x);
+}
+
+// LpPool: (sum of |x|^p over each window)^(1/p). The window sums come from an average pool
+// over explicitly zero-padded input, times the window size: the zeros add nothing to a sum,
+// and with no implicit padding every window holds the full kernel.
+ValueId window_sums(NodeContext& c, ValueId x, Window w) {
+  if (!(w.pads[0] == 0 && w.pads[1] == 0 && w.pads[2] == 0 && w.pads[3] == 0)) {
+    std::vector<int64_t> p = {0, 0, 0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3]};
+    x = c.op("pad", {x}, {{"paddings", p}, {"value", 0.0}});
+  }
+  w.pads.assign(4, 0);
+  if (c.attr_int("ceil_mode", 0) != 0 && ceil_adds_windows(c, x, w))
+    c.unsupported("ceil_mode = 1 where it adds a partial window");
+  Attrs attrs{{"kernel_size", w.kernel}, {"stride", w.strides}, {"dilation", w.dilations},
+              {"padding", std::vector<int64_t>{0, 0}}, {"count_boundary", true}};
+  ValueId avg = to_nchw(c, c.op("avg_pool2d", {to_nhwc(c, x)}, attrs));
+  return c.op("mul", {avg, c.scalar(c.type_of(x).dtype, static_cast<double>(w.kernel[0] * w.kernel[1]))});
+}
+
+void import_lp_pool(NodeContext& c) {
+  int64_t r = c.rank(0);
+  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D pooling (input rank 3 or 4), got rank ", r);
+  int64_t p = c.attr_int("p", 2);
+  if (p < 1) c.invalid("p must be >= 1, got ", p);
+  auto kernel = c.attr_ints("kernel_shape");
+  if (!kernel) c.invalid("attribute 'kernel_shape' is required");
+  Window w = window(c, *kernel, spatial_of(c.type(0)));
+  ValueId x = c.input(0);
+  DType dt = c.type_of(x).dtype;
+  if (r == 3) {
+    widen_to_2d(w);
+    x = insert_unit_height(c, x);
+  }
+  ValueId powered = p == 2 ? c.op("mul", {x, x}) : c.op("abs", {x});
+  if (p > 2) powered = c.op("pow", {powered, c.scalar(dt, static_cast<double>(p))});
+  ValueId s = window_sums(c, powered, w);
+  if (p == 2) s = c.op("sqrt", {s});
+  else if (p > 2) s = c.op("pow", {s, c.scalar(dt, 1.0 / static_cast<double>(p))});
+  c.set_output(0, r == 3 ? drop_unit_height(c, s) : s);
 }
 
 // ---- normalizations ----
@@ -341,6 +357,36 @@ void import_lp_norm(NodeContext& c) {
 
 }  // namespace
 
+// A convolution of x by filter (both NCHW / FCRS) under the node's Conv attributes (auto_pad,
+// dilations, group, kernel_shape, pads, strides), which ConvInteger and QLinearConv share.
+ValueId conv_from_attrs(NodeContext& c, ValueId x, ValueId filter, std::optional<ValueId> bias) {
+  int64_t r = c.type_of(x).rank();
+  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D convolutions (input rank 3 or 4), got rank ", r);
+  const std::vector<Dim>& wd = c.type_of(filter).dims;
+  std::vector<int64_t> kernel;
+  for (size_t i = 2; i < wd.size(); ++i) {
+    if (!wd[i].is_static()) c.unsupported("the kernel dims must be static");
+    kernel.push_back(wd[i].static_value());
+  }
+  if (auto k = c.attr_ints("kernel_shape"); k && *k != kernel) c.invalid("kernel_shape disagrees with the weight");
+  Window w = window(c, kernel, spatial_of(c.type_of(x)));
+  if (r == 3) {
+    widen_to_2d(w);
+    x = insert_unit_height(c, x);
+    filter = insert_unit_height(c, filter);
+  }
+  std::vector<ValueId> ins = {x, filter};
+  if (bias) ins.push_back(*bias);
+  Attrs attrs{{"stride", w.strides},
+              {"dilation", w.dilations},
+              {"padding", std::vector<int64_t>{w.pads[0], w.pads[2], w.pads[1], w.pads[3]}},
+              {"groups", c.attr_int("group", 1)},
+              {"input_layout", std::string("NCHW")},
+              {"filter_layout", std::string("FCRS")}};
+  ValueId y = c.op("conv2d", ins, attrs);
+  return r == 3 ? drop_unit_height(c, y) : y;
+}
+
 // Our softmax works in float32 inside and rounds once; ONNX computes it in the input's type,
 // so for float16/bfloat16 it is composed step by step, each step rounded to the type as the
 // reference does (a 2-ulp difference otherwise, more than the conformance tolerance).
@@ -366,6 +412,7 @@ void register_nn_importers(ImportTable& t) {
   t["AveragePool"] = [](NodeContext& c) { import_pool(c, false); };
   t["GlobalAveragePool"] = [](NodeContext& c) { import_global_pool(c, "mean"); };
   t["GlobalMaxPool"] = [](NodeContext& c) { import_global_pool(c, "max"); };
+  t["LpPool"] = import_lp_pool;
   t["BatchNormalization"] = import_batch_norm;
   t["InstanceNormalization"] = import_instance_norm;
   t["MeanVarianceNormalization"] = import_mvn;

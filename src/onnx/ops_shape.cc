@@ -236,15 +236,51 @@ ValueId pad_with_runtime_value(NodeContext& c, ValueId x, const std::vector<int6
   return c.op("where", {is_pad, fill, padded});
 }
 
+// Where output position j (counted from the input's first element, so negative in the
+// leading pad) reads from along an axis of length d: the nearest end (edge), the mirror image
+// that does not repeat the end element (reflect, periodic past 2(d-1)), or modulo d (wrap).
+int64_t pad_source_index(std::string_view mode, int64_t j, int64_t d) {
+  if (j >= 0 && j < d) return j;
+  if (mode == "edge") return std::clamp<int64_t>(j, 0, d - 1);
+  if (mode == "wrap") return ((j % d) + d) % d;
+  if (d == 1) return 0;
+  int64_t period = 2 * (d - 1), m = ((j % period) + period) % period;
+  return m < d ? m : period - m;
+}
+
+// edge, reflect and wrap pads read existing elements, so each padded axis is one gather with
+// a constant index list (negative pads simply leave positions out); needs static dims there.
+void import_pad_by_index(NodeContext& c, std::string_view mode, const std::vector<int64_t>& axes,
+                         const std::vector<int64_t>& pads) {
+  ValueId x = c.input(0);
+  int64_t r = c.rank(0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = c.axis(axes[i], r, "axes entry"), before = pads[i], after = pads[i + axes.size()];
+    if (before == 0 && after == 0) continue;
+    const Dim& dim = c.type(0).dims[static_cast<size_t>(a)];
+    if (!dim.is_static()) c.unsupported("mode \"", mode, "\" needs a static dim on padded axis ", a, ", got ", dim);
+    int64_t d = dim.static_value(), n = d + before + after;
+    if (d == 0) c.invalid("mode \"", mode, "\" cannot pad the empty axis ", a);
+    if (n < 0) c.invalid("pads remove more than the ", d, " elements of axis ", a);
+    std::vector<double> idx(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) idx[static_cast<size_t>(k)] = static_cast<double>(pad_source_index(mode, k - before, d));
+    ValueId indices = c.constant(KnownValue::from_doubles(DType::kInt64, {n}, idx));
+    x = c.op("gather", {x, indices}, {{"axis", a}});
+  }
+  c.set_output(0, x);
+}
+
 void import_pad(NodeContext& c) {
   std::string mode = c.attr_string("mode", "constant");
-  if (mode != "constant") c.unsupported("mode \"", mode, "\" (only \"constant\")");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+    c.invalid("mode \"", mode, "\" (ONNX has constant, edge, reflect and wrap)");
   int64_t r = c.rank(0);
   std::vector<int64_t> pads = c.known_ints(1, "pads");
   std::vector<int64_t> axes(static_cast<size_t>(r));
   std::iota(axes.begin(), axes.end(), 0);
   if (c.has_input(3)) axes = c.known_ints(3, "axes");
   if (pads.size() != 2 * axes.size()) c.invalid("pads has ", pads.size(), " entries for ", axes.size(), " axes");
+  if (mode != "constant") return import_pad_by_index(c, mode, axes, pads);
   double value = 0.0;
   std::optional<ValueId> runtime_value;  // a constant_value computed at run time
   if (c.has_input(2)) {
@@ -277,6 +313,44 @@ void import_pad(NodeContext& c) {
     }
     x = c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}});
   }
+  c.set_output(0, x);
+}
+
+// ---- CenterCropPad ----
+
+// Each listed axis is cut or zero-padded to its target length around the center; an odd
+// difference puts the extra element at the end (crop) or after (pad), as ONNX defines.
+void import_center_crop_pad(NodeContext& c) {
+  std::vector<int64_t> shape = c.known_ints(1, "shape");
+  const std::vector<Dim>& in = c.type(0).dims;
+  int64_t r = static_cast<int64_t>(in.size());
+  std::vector<int64_t> axes(static_cast<size_t>(r));
+  std::iota(axes.begin(), axes.end(), 0);
+  if (auto a = c.attr_ints("axes")) axes = *a;
+  if (shape.size() != axes.size()) c.invalid("shape has ", shape.size(), " entries for ", axes.size(), " axes");
+  std::vector<Dim> starts(in.size(), Dim(0)), stops = in;
+  std::vector<int64_t> paddings(2 * in.size(), 0);
+  bool crop = false, pad = false;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    size_t a = static_cast<size_t>(c.axis(axes[i], r, "axes entry"));
+    int64_t target = shape[i];
+    if (target < 0) c.invalid("shape entry ", i, " is ", target);
+    if (in[a] == Dim(target)) continue;
+    if (!in[a].is_static()) c.unsupported("needs a static dim on axis ", a, ", got ", in[a]);
+    int64_t d = in[a].static_value();
+    if (target < d) {
+      starts[a] = Dim((d - target) / 2);
+      stops[a] = Dim((d - target) / 2 + target);
+      crop = true;
+    } else {
+      paddings[2 * a] = (target - d) / 2;
+      paddings[2 * a + 1] = target - d - (target - d) / 2;
+      pad = true;
+    }
+  }
+  ValueId x = c.input(0);
+  if (crop) x = c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}});
+  if (pad) x = c.op("pad", {x}, {{"paddings", paddings}, {"value", 0.0}});
   c.set_output(0, x);
 }
 
@@ -334,6 +408,7 @@ void register_shape_importers(ImportTable& t) {
   t["Expand"] = import_expand;
   t["Tile"] = import_tile;
   t["Pad"] = import_pad;
+  t["CenterCropPad"] = import_center_crop_pad;
   t["DepthToSpace"] = import_depth_to_space;
   t["SpaceToDepth"] = import_space_to_depth;
 }
