@@ -74,7 +74,9 @@ class NodeContext {
   ValueId scalar(DType dtype, double v);  // a rank-0 constant
   ValueId cast(ValueId v, DType dtype);   // no op when already dtype
   ValueId reshape(ValueId v, std::vector<Dim> dims);
-  const TensorType& type_of(ValueId v) const { return graph_.type(v); }
+  // A copy: adding an op may move the graph's types, so a reference kept across c.op()
+  // would dangle.
+  TensorType type_of(ValueId v) const { return graph_.type(v); }
 
   // Normalizes an ONNX axis (negative counts from the end) against `rank`.
   int64_t axis(int64_t a, int64_t rank, std::string_view what = "axis") const;

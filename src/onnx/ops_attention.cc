@@ -71,7 +71,7 @@ class AttentionImport {
   }
 
   int64_t static_dim(ValueId v, size_t axis, std::string_view what) {
-    const Dim& d = c_.type_of(v).dims[axis];
+    const Dim d = c_.type_of(v).dims[axis];
     if (!d.is_static()) c_.unsupported(what, " is the symbolic dim ", d, "; it must be static here");
     return d.static_value();
   }

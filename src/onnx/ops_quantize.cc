@@ -58,7 +58,7 @@ QuantLayout layout_of(NodeContext& c) {
 // Blocked: each entry covers block_size consecutive elements along the axis; the last block
 // may be partial, so the repeated parameter is cut to x's length.
 ValueId expand_blocked(NodeContext& c, ValueId v, const QuantLayout& l, std::string_view what) {
-  const std::vector<Dim> vd = c.type_of(v).dims;  // a copy: adding ops moves the graph's types
+  const std::vector<Dim> vd = c.type_of(v).dims;
   int64_t r = static_cast<int64_t>(l.x_dims.size());
   if (static_cast<int64_t>(vd.size()) != r)
     c.invalid(what, " has rank ", vd.size(), " but blocked quantization needs x's rank ", r);
@@ -79,7 +79,7 @@ ValueId expand_blocked(NodeContext& c, ValueId v, const QuantLayout& l, std::str
 
 // A scale or zero point shaped to broadcast against x.
 ValueId expand_param(NodeContext& c, ValueId v, const QuantLayout& l, std::string_view what) {
-  const TensorType t = c.type_of(v);  // a copy: adding ops moves the graph's types
+  const TensorType t = c.type_of(v);
   if (l.block_size > 0) return expand_blocked(c, v, l, what);
   if (t.rank() == 0) return v;
   if (t.num_elements() == Dim(1)) return c.reshape(v, {});
@@ -96,7 +96,7 @@ ValueId expand_param(NodeContext& c, ValueId v, const QuantLayout& l, std::strin
 // A per-tensor or per-row/column operand of a (Q)MatMul: a vector of M entries belongs to
 // a's rows, so it becomes [M, 1]; one of N entries broadcasts along b's columns as it is.
 ValueId matmul_param(NodeContext& c, ValueId v, bool per_row) {
-  const TensorType t = c.type_of(v);  // a copy: adding ops moves the graph's types
+  const TensorType t = c.type_of(v);
   if (t.rank() == 0) return v;
   if (t.num_elements() == Dim(1)) return c.reshape(v, {});
   if (t.rank() == 1 && per_row) return c.reshape(v, {t.dims[0], Dim(1)});
@@ -270,7 +270,7 @@ ValueId conv_operand(NodeContext& c, size_t value, size_t zero_point) {
   ValueId v = c.cast(c.input(value), DType::kFloat64);
   if (!c.has_input(zero_point)) return v;
   ValueId zp = c.cast(c.input(zero_point), DType::kFloat64);
-  const TensorType t = c.type_of(zp);  // a copy: adding ops moves the graph's types
+  const TensorType t = c.type_of(zp);
   if (t.num_elements() == Dim(1)) {
     zp = c.reshape(zp, {});
   } else {

@@ -307,7 +307,7 @@ void import_pad(NodeContext& c) {
   if (std::any_of(cut.begin(), cut.end(), [](int64_t p) { return p != 0; })) {
     std::vector<Dim> starts, stops;
     for (int64_t a = 0; a < r; ++a) {
-      const Dim& d = c.type_of(x).dims[static_cast<size_t>(a)];
+      const Dim d = c.type_of(x).dims[static_cast<size_t>(a)];
       starts.push_back(cut[2 * a]);
       stops.push_back(d - cut[2 * a + 1]);
     }
