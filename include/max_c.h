@@ -702,9 +702,10 @@ MAX_API max_status_t* max_compile_options_init(max_compile_options_t* options,
  * graph is read, not kept: it may be changed or released afterwards. options may be NULL for
  * defaults. INVALID_ARGUMENT for a graph that does not verify or has no outputs, and for a
  * graph placed on a device the context was not created with (naming the value and the
- * device); UNIMPLEMENTED naming the op when a node has no CPU kernel for its dtypes, naming
- * two values when the graph spans devices, and for a graph placed on a GPU, which this
- * version cannot execute yet. Thread-safe for distinct graphs. */
+ * device); UNIMPLEMENTED naming the op when a node has no kernel on that device for its
+ * dtypes and shapes, and naming two values when the graph spans devices. On a GPU the
+ * kernels are compiled here (NVRTC, with an on-disk cache); without NVRTC that is
+ * UNAVAILABLE. Thread-safe for distinct graphs. */
 MAX_API max_status_t* max_context_compile(max_context_t* context, const max_graph_t* graph,
                                           const max_compile_options_t* options,
                                           max_compiled_model_t** out_compiled);
@@ -752,9 +753,9 @@ MAX_API max_status_t* max_tensor_spec_device(const max_tensor_spec_t* spec,
  * declares must be given exactly once with its declared dtype and shape, except those that
  * came with the model's file (ONNX initializers), which are bound unless given here:
  * NOT_FOUND names a missing weight, INVALID_ARGUMENT an unknown name, a duplicate or a
- * mismatch. Host tensors
- * that are contiguous are used in place (the model retains them; do not write to them while
- * the model lives); others are copied. Thread-safe. */
+ * mismatch. Contiguous tensors
+ * on the model's device are used in place (the model retains them; do not write to them while
+ * the model lives); others are copied to it, once, here. Thread-safe. */
 MAX_API max_status_t* max_model_create(max_compiled_model_t* compiled,
                                        const char* const* weight_names,
                                        max_tensor_t* const* weights, size_t num_weights,
@@ -768,9 +769,10 @@ MAX_API max_status_t* max_model_compiled_model(const max_model_t* model,
 /* Runs the model on `inputs` (by position, as many as the model has) and returns its
  * outputs in a new list of new tensors. Inputs are checked before anything runs: their
  * count, dtype, rank, static dims, that every symbolic dim means one value across inputs,
- * and that they are on the CPU; INVALID_ARGUMENT names the input and the mismatch and the
- * model stays usable. Inputs are only read. Thread-safe: concurrent calls on one model are
- * supported. */
+ * and that they are on the model's device; INVALID_ARGUMENT names the input and the mismatch
+ * and the model stays usable. Inputs are only read. The outputs are on the model's device;
+ * on a GPU the call returns when they hold their values. Thread-safe: concurrent calls on one
+ * model are supported. */
 MAX_API max_status_t* max_model_execute(max_model_t* model, max_tensor_t* const* inputs,
                                         size_t num_inputs, max_tensor_list_t** out_outputs);
 /* As max_model_execute with inputs given by name, in any order; NOT_FOUND for an unknown

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "driver/cuda/cuda_device.h"
 
 namespace maxc {
 
@@ -176,7 +177,6 @@ void Tensor::to_host(void* dst, size_t num_bytes) const {
 }
 
 Ref<Tensor> Tensor::copy(const Ref<Device>& device) const {
-  require_host(*this, "copy");
   auto out = create(device, dtype_, dims_, /*zero=*/false);
   out->copy_from(*this);
   return out;
@@ -184,14 +184,41 @@ Ref<Tensor> Tensor::copy(const Ref<Device>& device) const {
 
 void Tensor::copy_from(const Tensor& src) {
   check_writable("copy_from");
-  require_host(*this, "copy_from");
-  require_host(src, "copy_from");
   if (src.dtype_ != dtype_ || src.dims_ != dims_)
     fail(Code::kInvalidArgument, "copy_from: source is ", dtype_name(src.dtype_),
          dims_to_string(src.dims_), ", destination is ", dtype_name(dtype_), dims_to_string(dims_));
   require_addressable(*this, "copy_from");
   require_addressable(src, "copy_from");
-  copy_elements(data(), strides_, src);
+  if (device()->is_host() && src.device()->is_host()) {
+    copy_elements(data(), strides_, src);
+    return;
+  }
+  copy_with_device(src);
+}
+
+// A copy that involves a GPU moves whole contiguous buffers; a strided host source is packed
+// on the host first. (Strided device views would need a kernel: not yet.)
+void Tensor::copy_with_device(const Tensor& src) {
+  if (!is_contiguous() || (!src.device()->is_host() && !src.is_contiguous()))
+    fail(Code::kUnimplemented, "copy_from: a strided tensor on ", is_contiguous() ? src.device()->name() : device()->name(),
+         " (copy a contiguous tensor)");
+  if (!src.is_contiguous()) {
+    copy_from(*src.copy(Device::cpu()));
+    return;
+  }
+  const size_t bytes = byte_size();
+  if (bytes == 0) return;
+  cuda::CudaDevice* to = device()->cuda();
+  cuda::CudaDevice* from = src.device()->cuda();
+  if (!from) {
+    to->copy_to_device(data(), src.data(), bytes);
+  } else if (!to) {
+    from->copy_to_host(data(), src.data(), bytes);
+  } else if (to == from) {
+    to->copy_within(data(), src.data(), bytes);
+  } else {
+    to->copy_from_peer(data(), *from, src.data(), bytes);
+  }
 }
 
 Ref<Tensor> Tensor::view(DType dtype, const std::vector<int64_t>* dims) const {

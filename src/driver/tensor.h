@@ -58,14 +58,16 @@ class Tensor : public Object {
   void check_host(const char* what) const;
   // Row-major copy of the elements into exactly byte_size() bytes at dst.
   void to_host(void* dst, size_t num_bytes) const;
-  // A deep contiguous copy on `device`.
+  // A deep contiguous copy on `device` (any device to any device; see copy_from).
   Ref<Tensor> copy(const Ref<Device>& device) const;
-  // Copies src's elements over this tensor's (same dtype and dims).
+  // Copies src's elements over this tensor's (same dtype and dims), between any devices.
+  // Returns when the copy is done. UNIMPLEMENTED for a strided view of GPU memory.
   void copy_from(const Tensor& src);
   // The same bytes seen with another dtype and shape (`dims` null: keep the shape).
   Ref<Tensor> view(DType dtype, const std::vector<int64_t>* dims) const;
 
  private:
+  void copy_with_device(const Tensor& src);
   Tensor(Ref<Storage> storage, uint64_t byte_offset, DType dtype, std::vector<int64_t> dims,
          std::vector<int64_t> strides, bool read_only);
 

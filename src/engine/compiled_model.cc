@@ -1,6 +1,7 @@
 #include "engine/compiled_model.h"
 
 #include "base/log.h"
+#include "driver/cuda/cuda_device.h"
 #include "engine/executor.h"
 #include "engine/placement.h"
 
@@ -11,6 +12,25 @@ namespace {
 std::vector<Ref<TensorSpec>> specs(const Program& p, const auto& named) {
   std::vector<Ref<TensorSpec>> result;
   for (const auto& n : named) result.push_back(make_ref<TensorSpec>(n.name, p.types[n.value]));
+  return result;
+}
+
+// The constants' bytes where the kernels of `device` read them.
+std::vector<Ref<Tensor>> upload_constants(const Program& p, const Ref<Device>& device) {
+  std::vector<Ref<Tensor>> result;
+  for (const auto& c : p.constants) {
+    std::vector<int64_t> dims;
+    for (const Dim& d : c.data.type.dims) dims.push_back(d.static_value());
+    Ref<Tensor> t = Tensor::create(device, c.data.type.dtype, dims, /*zero=*/false);
+    if (c.data.size > 0) device->cuda()->copy_to_device(t->data(), c.data.data.get(), c.data.size);
+    result.push_back(std::move(t));
+  }
+  return result;
+}
+
+std::vector<const void*> host_constant_addresses(const Program& p) {
+  std::vector<const void*> result;
+  for (const auto& c : p.constants) result.push_back(c.data.data.get());
   return result;
 }
 
@@ -33,6 +53,12 @@ CompiledModel::CompiledModel(Ref<Context> context, Ref<Device> device, Program p
   inputs_ = specs(program_, program_.inputs);
   outputs_ = specs(program_, program_.outputs);
   weights_ = specs(program_, program_.weights);
+  if (device_->is_host()) {
+    constant_addresses_ = host_constant_addresses(program_);
+  } else {
+    device_constants_ = upload_constants(program_, device_);
+    for (const auto& t : device_constants_) constant_addresses_.push_back(t->data());
+  }
 }
 
 Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings,
@@ -67,7 +93,7 @@ std::shared_ptr<ExecPlan> CompiledModel::plan_for(const SymbolValues& symbols) c
   }
   // Built outside the lock: two threads meeting a new shape at once may both build it,
   // which costs time but never correctness.
-  std::shared_ptr<ExecPlan> plan = build_plan(program_, symbols, context_->num_threads());
+  std::shared_ptr<ExecPlan> plan = build_plan(program_, symbols, context_->num_threads(), device_);
   MAXC_LOG(kDebug, "planned ", plan->steps.size(), " steps, arena ", plan->arena_bytes, " bytes of ",
            plan->intermediate_bytes, " intermediate");
   std::lock_guard lock(mu_);
@@ -106,14 +132,15 @@ std::vector<Constant> evaluate_node(const Node& node, const Program& p, std::spa
   mini.nodes.push_back(std::move(copy));
   std::unique_ptr<ExecPlan> plan;
   try {
-    plan = build_plan(mini, {}, 1);
+    plan = build_plan(mini, {}, 1, Device::cpu());
   } catch (const Error& e) {
     // No kernel, or a dim that needs the symbols of a call (shape_to_tensor of "batch"):
     // the node stays to run with the plan.
     if (e.code() == Code::kUnimplemented || e.code() == Code::kNotFound) return {};
     throw;
   }
-  std::vector<Ref<Tensor>> outs = run_plan(*plan, mini, ExecuteArgs{{}, {}, {}, 1});
+  const std::vector<const void*> constants = host_constant_addresses(mini);
+  std::vector<Ref<Tensor>> outs = run_plan(*plan, mini, ExecuteArgs{{}, {}, constants, {}, 1});
   std::vector<Constant> result;
   for (size_t o = 0; o < outs.size(); ++o) result.push_back(constant_of(outs[o], mini.types[mini.outputs[o].value]));
   return result;

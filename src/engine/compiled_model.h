@@ -7,6 +7,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "base/object.h"
@@ -46,6 +47,9 @@ class CompiledModel : public Object {
 
   // The plan for these symbol values: cached (least recently used goes first) or built now.
   std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;
+  // The program's constants in the device's memory, by constant number (copied there once,
+  // at compile, when the device is not the host).
+  std::span<const void* const> constant_addresses() const { return constant_addresses_; }
 
  private:
   CompiledModel(Ref<Context> context, Ref<Device> device, Program program, const CompileSettings& settings);
@@ -56,6 +60,8 @@ class CompiledModel : public Object {
   CompileSettings settings_;
   std::vector<Ref<TensorSpec>> inputs_, outputs_, weights_;
   NamedTensors bundled_;
+  std::vector<Ref<Tensor>> device_constants_;
+  std::vector<const void*> constant_addresses_;
   mutable std::mutex mu_;
   mutable std::list<std::pair<SymbolValues, std::shared_ptr<ExecPlan>>> plans_;  // most recent first
 };

@@ -1,7 +1,6 @@
 #include "engine/exec_plan.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "driver/device.h"
 #include "engine/memory_plan.h"
@@ -11,24 +10,27 @@ namespace maxc {
 
 // ---- arenas ----------------------------------------------------------------------------------
 
-std::shared_ptr<uint8_t> ArenaPool::acquire() {
+std::unique_ptr<Workspace> WorkspacePool::acquire() {
   {
     std::lock_guard lock(mu_);
     if (!free_.empty()) {
-      auto arena = std::move(free_.back());
+      auto w = std::move(free_.back());
       free_.pop_back();
-      return arena;
+      return w;
     }
   }
+  auto w = std::make_unique<Workspace>();
   const uint64_t bytes = std::max<uint64_t>(bytes_, kArenaAlignment);
-  void* p = std::aligned_alloc(kArenaAlignment, (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment);
-  if (!p) fail(Code::kResourceExhausted, "cannot allocate a ", bytes, "-byte arena");
-  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  void* p = device_->allocate(bytes, /*zero=*/false);
+  Ref<Device> device = device_;
+  w->arena = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [device](uint8_t* q) { device->deallocate(q); });
+  if (device_->cuda()) w->stream = std::make_unique<cuda::CudaStream>(*device_->cuda());
+  return w;
 }
 
-void ArenaPool::release(std::shared_ptr<uint8_t> arena) {
+void WorkspacePool::release(std::unique_ptr<Workspace> workspace) {
   std::lock_guard lock(mu_);
-  free_.push_back(std::move(arena));
+  free_.push_back(std::move(workspace));
 }
 
 // ---- building a plan -------------------------------------------------------------------------
@@ -50,8 +52,14 @@ Shape concrete(const TensorType& t, const SymbolValues& symbols, ValueId v) {
 
 class PlanBuilder {
  public:
-  PlanBuilder(const Program& p, const SymbolValues& symbols, int32_t num_threads)
-      : p_(p), symbols_(symbols), num_threads_(num_threads), plan_(std::make_unique<ExecPlan>()) {}
+  PlanBuilder(const Program& p, const SymbolValues& symbols, int32_t num_threads, const Ref<Device>& device)
+      : p_(p),
+        symbols_(symbols),
+        num_threads_(num_threads),
+        table_(KernelTable::for_device(*device)),
+        plan_(std::make_unique<ExecPlan>()) {
+    plan_->device = device;
+  }
 
   std::unique_ptr<ExecPlan> build() {
     const size_t n = p_.types.size();
@@ -106,11 +114,13 @@ class PlanBuilder {
       weights.push_back(home.kind == Home::Kind::kWeight ? static_cast<int32_t>(home.index) : -1);
     }
     for (ValueId v : node.outputs) outs.push_back(plan_->shapes[v]);
-    const LowerFn* fn = KernelTable::builtin().find(node.op);
-    if (!fn) fail(Code::kUnimplemented, "op '", node.op, "': the CPU engine has no kernel for it");
+    const LowerFn* fn = table_.find(node.op);
+    if (!fn)
+      fail(Code::kUnimplemented, "op '", node.op, "': the ", plan_->device->is_host() ? "CPU" : "GPU",
+           " engine has no kernel for it");
     LowerContext ctx{node, ins, outs, consts, [this](ValueId v) { return plan_->shapes.at(v); }, num_threads_,
                      [this](const Dim& d) { return d.is_static() ? d.static_value() : d.evaluate(symbols_); },
-                     weights};
+                     weights, plan_->device.get()};
     Lowered lowered = (*fn)(ctx);
     if (lowered.alias) {
       root_[node.outputs.at(0)] = root_[node.inputs.at(0)];
@@ -188,7 +198,7 @@ class PlanBuilder {
     const ArenaLayout layout = plan_arena(buffers);
     plan_->arena_bytes = layout.arena_bytes;
     plan_->intermediate_bytes = layout.total_bytes;
-    plan_->arenas = std::make_unique<ArenaPool>(layout.arena_bytes);
+    plan_->workspaces = std::make_unique<WorkspacePool>(layout.arena_bytes, plan_->device);
     for (ValueId v = 0; v < p_.types.size(); ++v)
       if (buffer_of[v] >= 0) plan_->homes[v] = {Home::Kind::kArena, 0, layout.offsets[buffer_of[v]]};
     for (ValueId v = 0; v < p_.types.size(); ++v)
@@ -216,6 +226,7 @@ class PlanBuilder {
   const Program& p_;
   const SymbolValues& symbols_;
   int32_t num_threads_;
+  const KernelTable& table_;
   std::unique_ptr<ExecPlan> plan_;
   std::vector<ValueId> root_;  // an alias's value is its root's bytes
   std::map<ValueId, const Constant*> constant_of_;
@@ -225,12 +236,13 @@ class PlanBuilder {
 
 }  // namespace
 
-std::unique_ptr<ExecPlan> build_plan(const Program& p, const SymbolValues& symbols, int32_t num_threads) {
+std::unique_ptr<ExecPlan> build_plan(const Program& p, const SymbolValues& symbols, int32_t num_threads,
+                                     const Ref<Device>& device) {
   // oneDNN fixes a primitive's thread partition when the primitive is created, from the
   // calling thread's team size: lowering must see the team the plan will run on, or a
   // one-thread session runs its convolutions on two.
   cpu::size_team(num_threads);
-  return PlanBuilder(p, symbols, num_threads).build();
+  return PlanBuilder(p, symbols, num_threads, device).build();
 }
 
 }  // namespace maxc

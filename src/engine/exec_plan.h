@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "compiler/program.h"
+#include "driver/cuda/cuda_stream.h"
+#include "driver/device.h"
 #include "engine/lowering.h"
 
 namespace maxc {
@@ -41,20 +43,30 @@ struct PrepackSlot {
   std::function<void(const void*, void*)> pack;
 };
 
-// Arenas of one size, handed to concurrent calls; a call that finds none free makes one.
-class ArenaPool {
+// What one call runs in: its arena in the plan device's memory and, on a GPU, the stream its
+// kernels and copies queue on (a call's work is ordered on one stream; calls overlap).
+struct Workspace {
+  std::shared_ptr<uint8_t> arena;
+  std::unique_ptr<cuda::CudaStream> stream;  // null on the host
+};
+
+// Workspaces of one arena size on one device, handed to concurrent calls; a call that finds
+// none free makes one. A workspace comes back only once its call's work is done.
+class WorkspacePool {
  public:
-  explicit ArenaPool(uint64_t bytes) : bytes_(bytes) {}
-  std::shared_ptr<uint8_t> acquire();
-  void release(std::shared_ptr<uint8_t> arena);
+  WorkspacePool(uint64_t arena_bytes, Ref<Device> device) : bytes_(arena_bytes), device_(std::move(device)) {}
+  std::unique_ptr<Workspace> acquire();
+  void release(std::unique_ptr<Workspace> workspace);
 
  private:
   uint64_t bytes_;
+  Ref<Device> device_;
   std::mutex mu_;
-  std::vector<std::shared_ptr<uint8_t>> free_;
+  std::vector<std::unique_ptr<Workspace>> free_;
 };
 
 struct ExecPlan {
+  Ref<Device> device;         // where every home and kernel is
   std::vector<Shape> shapes;  // by ValueId
   std::vector<Home> homes;    // by ValueId
   std::vector<Step> steps;
@@ -64,15 +76,16 @@ struct ExecPlan {
   std::vector<bool> direct_outputs;
   uint64_t arena_bytes = 0;
   uint64_t intermediate_bytes = 0;  // the sum of the arena's buffers, were none shared
-  std::unique_ptr<ArenaPool> arenas;
+  std::unique_ptr<WorkspacePool> workspaces;
 };
 
 // Symbol -> value, as fixed by the inputs of one call.
 using SymbolValues = std::map<std::string, int64_t, std::less<>>;
 
-// Builds the plan for `p` with the symbols bound to `symbols`. UNIMPLEMENTED when a node
-// has no CPU kernel for its shapes and dtypes; INVALID_ARGUMENT when a value's dims come
-// out negative for these symbols.
-std::unique_ptr<ExecPlan> build_plan(const Program& p, const SymbolValues& symbols, int32_t num_threads);
+// Builds the plan for `p` on `device` with the symbols bound to `symbols`. UNIMPLEMENTED when
+// a node has no kernel on that device for its shapes and dtypes; INVALID_ARGUMENT when a
+// value's dims come out negative for these symbols.
+std::unique_ptr<ExecPlan> build_plan(const Program& p, const SymbolValues& symbols, int32_t num_threads,
+                                     const Ref<Device>& device);
 
 }  // namespace maxc

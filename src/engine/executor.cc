@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/log.h"
+#include "driver/cuda/cuda_device.h"
 #include "driver/device.h"
 #include "kernels/cpu/parallel.h"
 
@@ -11,16 +12,29 @@ namespace maxc {
 
 namespace {
 
-// Returns an arena to its pool however the call ends.
-class ArenaLease {
+// Returns a workspace to its pool however the call ends, once the work queued on its stream
+// is done: the next call may write its arena at once.
+class WorkspaceLease {
  public:
-  explicit ArenaLease(ArenaPool& pool) : pool_(pool), arena_(pool.acquire()) {}
-  ~ArenaLease() { pool_.release(std::move(arena_)); }
-  uint8_t* data() const { return arena_.get(); }
+  explicit WorkspaceLease(WorkspacePool& pool) : pool_(pool), workspace_(pool.acquire()) {}
+  ~WorkspaceLease() {
+    if (workspace_->stream) {
+      try {
+        workspace_->stream->synchronize();
+      } catch (const Error& e) {
+        // The device failed under this call (the call reports it): its workspace is not reused.
+        MAXC_LOG(kWarning, "dropping a workspace whose stream failed: ", e.what());
+        return;
+      }
+    }
+    pool_.release(std::move(workspace_));
+  }
+  uint8_t* arena() const { return workspace_->arena.get(); }
+  const cuda::CudaStream* stream() const { return workspace_->stream.get(); }
 
  private:
-  ArenaPool& pool_;
-  std::shared_ptr<uint8_t> arena_;
+  WorkspacePool& pool_;
+  std::unique_ptr<Workspace> workspace_;
 };
 
 std::vector<Ref<Tensor>> make_outputs(const ExecPlan& plan, const Program& p) {
@@ -28,21 +42,29 @@ std::vector<Ref<Tensor>> make_outputs(const ExecPlan& plan, const Program& p) {
   outputs.reserve(p.outputs.size());
   for (const auto& out : p.outputs) {
     const Shape& s = plan.shapes[out.value];
-    outputs.push_back(Tensor::create(Device::cpu(), s.dtype, s.dims, /*zero=*/false));
+    outputs.push_back(Tensor::create(plan.device, s.dtype, s.dims, /*zero=*/false));
   }
   return outputs;
 }
 
-void* address(const Home& home, const ExecuteArgs& args, const Program& p, uint8_t* arena,
-              const std::vector<Ref<Tensor>>& outputs) {
+void* address(const Home& home, const ExecuteArgs& args, uint8_t* arena, const std::vector<Ref<Tensor>>& outputs) {
   switch (home.kind) {
     case Home::Kind::kInput: return const_cast<void*>(args.inputs[home.index]);
     case Home::Kind::kWeight: return const_cast<void*>(args.weights[home.index]);
-    case Home::Kind::kConstant: return const_cast<uint8_t*>(p.constants[home.index].data.data.get());
+    case Home::Kind::kConstant: return const_cast<void*>(args.constants[home.index]);
     case Home::Kind::kOutput: return outputs[home.index]->data();
     case Home::Kind::kArena: return arena + home.offset;
   }
   return nullptr;
+}
+
+void copy_bytes(const Device& device, void* dst, const void* src, size_t bytes, const cuda::CudaStream* stream) {
+  if (bytes == 0) return;
+  if (device.cuda()) {
+    device.cuda()->copy_within(dst, src, bytes, stream);
+  } else {
+    std::memcpy(dst, src, bytes);
+  }
 }
 
 // A profile without a rebuild: at trace level (MAX_C_LOG_LEVEL=trace) every step logs its
@@ -60,17 +82,19 @@ void run_traced(const Step& step, const KernelArgs& args, const ExecPlan& plan) 
 
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
   std::vector<Ref<Tensor>> outputs = make_outputs(plan, p);
-  ArenaLease arena(*plan.arenas);
+  WorkspaceLease workspace(*plan.workspaces);
+  uint8_t* arena = workspace.arena();
   cpu::size_team(args.num_threads);
   std::vector<void*> in_ptrs, out_ptrs;
   for (const Step& step : plan.steps) {
     in_ptrs.clear();
     out_ptrs.clear();
-    for (ValueId v : step.inputs) in_ptrs.push_back(address(plan.homes[v], args, p, arena.data(), outputs));
-    for (ValueId v : step.outputs) out_ptrs.push_back(address(plan.homes[v], args, p, arena.data(), outputs));
+    for (ValueId v : step.inputs) in_ptrs.push_back(address(plan.homes[v], args, arena, outputs));
+    for (ValueId v : step.outputs) out_ptrs.push_back(address(plan.homes[v], args, arena, outputs));
     if (step.packed_input >= 0) in_ptrs[step.packed_input] = const_cast<void*>(args.packed[step.packed_slot]);
-    void* scratch = step.scratch_offset >= 0 ? arena.data() + step.scratch_offset : nullptr;
-    const KernelArgs kernel_args{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch};
+    void* scratch = step.scratch_offset >= 0 ? arena + step.scratch_offset : nullptr;
+    const KernelArgs kernel_args{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch,
+                                 workspace.stream()};
     if (log_enabled(LogLevel::kTrace)) {
       run_traced(step, kernel_args, plan);
     } else {
@@ -80,9 +104,10 @@ std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const 
   for (size_t j = 0; j < p.outputs.size(); ++j) {
     if (plan.direct_outputs[j]) continue;
     const ValueId v = p.outputs[j].value;
-    const void* src = address(plan.homes[v], args, p, arena.data(), outputs);
-    if (outputs[j]->byte_size() > 0) std::memcpy(outputs[j]->data(), src, outputs[j]->byte_size());
+    const void* src = address(plan.homes[v], args, arena, outputs);
+    copy_bytes(*plan.device, outputs[j]->data(), src, outputs[j]->byte_size(), workspace.stream());
   }
+  if (workspace.stream()) workspace.stream()->synchronize();
   return outputs;
 }
 

@@ -1,5 +1,6 @@
-// Runs an ExecPlan: binds every value to its bytes, calls the kernels in order on an arena
-// of its own, and returns the outputs as new tensors. Many threads may run one plan at once.
+// Runs an ExecPlan: binds every value to its bytes, calls the kernels in order in a workspace
+// of its own (an arena, and on a GPU a stream), and returns the outputs as new tensors on the
+// plan's device, their values final. Many threads may run one plan at once.
 #pragma once
 
 #include <span>
@@ -11,10 +12,12 @@
 
 namespace maxc {
 
+// Every address is in the memory of the plan's device.
 struct ExecuteArgs {
-  std::span<const void* const> inputs;   // dense row-major, in the program's input order
-  std::span<const void* const> weights;  // dense row-major, in the program's weight order
-  std::span<const void* const> packed;   // by ExecPlan::prepacks slot
+  std::span<const void* const> inputs;     // dense row-major, in the program's input order
+  std::span<const void* const> weights;    // dense row-major, in the program's weight order
+  std::span<const void* const> constants;  // in the program's constant order
+  std::span<const void* const> packed;     // by ExecPlan::prepacks slot
   int32_t num_threads = 1;
 };
 

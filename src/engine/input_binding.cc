@@ -10,14 +10,15 @@ std::string input_label(const Program& p, size_t i) { return str_cat("input ", i
 
 struct Binder {
   const Program& p;
+  const Device& device;
   SymbolValues values;
   std::map<std::string, std::string, std::less<>> source;  // symbol -> where it was bound
 
   void check_tensor(size_t i, const Tensor& t) {
     const TensorType& want = p.types[p.inputs[i].value];
-    if (!t.device()->is_host())
-      fail(Code::kInvalidArgument, input_label(p, i), " is on ", t.device()->label(),
-           " but the model runs on the CPU; copy it to the host first");
+    if (t.device().get() != &device)
+      fail(Code::kInvalidArgument, input_label(p, i), " is on ", t.device()->name(), " but the model runs on ",
+           device.name(), "; copy it there first");
     if (t.dtype() != want.dtype)
       fail(Code::kInvalidArgument, input_label(p, i), ": dtype is ", dtype_name(t.dtype()),
            " but the model expects ", dtype_name(want.dtype));
@@ -71,14 +72,14 @@ struct Binder {
 
 }  // namespace
 
-SymbolValues bind_inputs(const Program& p, std::span<const Ref<Tensor>> inputs) {
+SymbolValues bind_inputs(const Program& p, std::span<const Ref<Tensor>> inputs, const Device& device) {
   if (inputs.size() != p.inputs.size()) {
     std::string names;
     for (const auto& in : p.inputs) names += (names.empty() ? "" : ", ") + in.name;
     fail(Code::kInvalidArgument, "the model takes ", p.inputs.size(), " input(s) (", names, ") but got ",
          inputs.size());
   }
-  Binder b{p, {}, {}};
+  Binder b{p, device, {}, {}};
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]) fail(Code::kInvalidArgument, input_label(p, i), " is NULL");
     b.check_tensor(i, *inputs[i]);

@@ -11,7 +11,8 @@
 
 namespace maxc {
 
-// INVALID_ARGUMENT naming the input (position and name) and the mismatch.
-SymbolValues bind_inputs(const Program& p, std::span<const Ref<Tensor>> inputs);
+// INVALID_ARGUMENT naming the input (position and name) and the mismatch; an input must be on
+// `device`, the model's (it is never copied behind the caller's back).
+SymbolValues bind_inputs(const Program& p, std::span<const Ref<Tensor>> inputs, const Device& device);
 
 }  // namespace maxc

@@ -2,7 +2,9 @@
 
 #include <mutex>
 
+#include "driver/device.h"
 #include "engine/lower/lower.h"
+#include "engine/lower_gpu/lower_gpu.h"
 #include "graph/dim.h"
 
 namespace maxc {
@@ -18,6 +20,8 @@ std::string Shape::to_string() const {
   return str_cat(dtype_name(dtype) ? dtype_name(dtype) : "invalid", dims_to_string(ds));
 }
 
+const char* LowerContext::device_kind() const { return device && !device->is_host() ? "GPU" : "CPU"; }
+
 const KernelTable& KernelTable::builtin() {
   static const KernelTable table = [] {
     KernelTable t;
@@ -27,8 +31,19 @@ const KernelTable& KernelTable::builtin() {
   return table;
 }
 
+const KernelTable& KernelTable::gpu() {
+  static const KernelTable table = [] {
+    KernelTable t;
+    register_gpu_kernels(t);
+    return t;
+  }();
+  return table;
+}
+
+const KernelTable& KernelTable::for_device(const Device& device) { return device.is_host() ? builtin() : gpu(); }
+
 void KernelTable::add(std::string op, LowerFn fn) {
-  if (table_.contains(op)) fail(Code::kInternal, "two CPU kernels registered for op '", op, "'");
+  if (table_.contains(op)) fail(Code::kInternal, "two kernels registered for op '", op, "'");
   table_.emplace(std::move(op), std::move(fn));
 }
 

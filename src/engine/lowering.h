@@ -27,6 +27,11 @@
 
 namespace maxc {
 
+class Device;
+namespace cuda {
+class CudaStream;
+}
+
 // A value with every dim known: what a kernel is specialized for. Arena buffers, inputs,
 // weights and outputs are always dense and row-major, so dims imply the strides.
 struct Shape {
@@ -41,11 +46,14 @@ struct Shape {
 };
 
 // What a kernel gets at run time: one pointer per input and output, in the node's order, and
-// the scratch it asked for (64-byte aligned, contents undefined, private to this call).
+// the scratch it asked for (64-byte aligned, contents undefined, private to this call), all in
+// the memory of the plan's device. A GPU kernel queues its work on `stream` and returns at
+// once; the executor waits for the stream when the call is done.
 struct KernelArgs {
   const void* const* inputs;
   void* const* outputs;
   void* scratch;
+  const cuda::CudaStream* stream = nullptr;  // null on the host
 };
 
 // A kernel may throw maxc::Error once its work is done, on the calling thread (never from
@@ -56,7 +64,8 @@ using Kernel = std::function<void(const KernelArgs&)>;
 // What a lowering sees: the node (op name, attributes with defaults filled in, and for a
 // fused node its steps), the concrete input and output shapes in the node's order, the data
 // of inputs that are compile-time constants, any value's concrete shape (a fused node's
-// inner values), the values of the plan's symbols, and the size of the thread team.
+// inner values), the values of the plan's symbols, the size of the thread team, and the
+// device the kernel will run on.
 struct LowerContext {
   const Node& node;
   std::span<const Shape> inputs;
@@ -68,6 +77,7 @@ struct LowerContext {
   // NOT_FOUND for a symbol no input binds.
   std::function<int64_t(const Dim&)> eval_dim = [](const Dim& d) { return d.static_value(); };
   std::span<const int32_t> input_weights = {};  // per input: the weight's number, or -1
+  const Device* device = nullptr;                // null: the host
 
   std::string_view op() const { return node.op; }
   const Attrs& attrs() const { return node.attrs; }
@@ -79,10 +89,14 @@ struct LowerContext {
   bool input_is_weight(size_t i) const { return i < input_weights.size() && input_weights[i] >= 0; }
   std::string op_label() const { return str_cat("op '", node.op, "'"); }
 
-  // UNIMPLEMENTED "op 'x': no CPU kernel for <parts>": the graph is valid, we lack the kernel.
+  // "CPU" or "GPU", for messages.
+  const char* device_kind() const;
+
+  // UNIMPLEMENTED "op 'x': no CPU kernel for <parts>" (GPU on a GPU): the graph is valid, we
+  // lack the kernel.
   template <typename... Parts>
   [[noreturn]] void unsupported(const Parts&... parts) const {
-    fail(Code::kUnimplemented, op_label(), ": no CPU kernel for ", parts...);
+    fail(Code::kUnimplemented, op_label(), ": no ", device_kind(), " kernel for ", parts...);
   }
 };
 
@@ -117,7 +131,9 @@ using LowerFn = std::function<Lowered(const LowerContext&)>;
 // "fused_matmul", ...) are looked up here too.
 class KernelTable {
  public:
-  static const KernelTable& builtin();
+  static const KernelTable& builtin();  // the CPU's
+  static const KernelTable& gpu();      // CUDA's (engine/lower_gpu/)
+  static const KernelTable& for_device(const Device& device);
 
   // INTERNAL when the name is taken (two families claiming one op is a bug).
   void add(std::string op, LowerFn fn);

@@ -11,15 +11,13 @@ namespace maxc {
 
 namespace {
 
-// A dense host tensor for `t`: itself when it already is one, else a packed copy.
-Ref<Tensor> dense_host(const Ref<Tensor>& t) {
-  if (t->device()->is_host() && t->is_contiguous()) return t;
-  return t->copy(Device::cpu());
+// A dense tensor on `device` for `t`: itself when it already is one, else a packed copy.
+Ref<Tensor> dense_on(const Ref<Tensor>& t, const Ref<Device>& device) {
+  if (t->device().get() == device.get() && t->is_contiguous()) return t;
+  return t->copy(device);
 }
 
 void check_weight(const std::string& name, const TensorType& want, const Tensor& t) {
-  if (!t.device()->is_host())
-    fail(Code::kInvalidArgument, "weight '", name, "' is on ", t.device()->label(), " but the model runs on the CPU");
   std::vector<int64_t> dims;
   for (const Dim& d : want.dims) dims.push_back(d.static_value());
   if (t.dtype() != want.dtype || t.dims() != dims)
@@ -59,7 +57,8 @@ Model::Weights Model::merge(const Weights& base, const NamedTensors& updates, bo
     if (!tensor) fail(Code::kInvalidArgument, "weight '", name, "' is NULL");
     check_weight(name, p.types[p.weights[it->second].value], *tensor);
     given[it->second] = true;
-    result[it->second] = dense_host(tensor);
+    // A weight from any device is copied to the model's once, here: the caller keeps theirs.
+    result[it->second] = dense_on(tensor, compiled_->device());
   }
   if (require_all)
     for (size_t i = 0; i < given.size(); ++i)
@@ -101,20 +100,21 @@ std::shared_ptr<const BoundWeights> Model::snapshot() const {
 
 std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> inputs) const {
   const Program& p = compiled_->program();
-  const SymbolValues symbols = bind_inputs(p, inputs);
+  const Ref<Device>& device = compiled_->device();
+  const SymbolValues symbols = bind_inputs(p, inputs, *device);
   std::shared_ptr<ExecPlan> plan = compiled_->plan_for(symbols);
   std::shared_ptr<const BoundWeights> weights = snapshot();
   std::vector<Ref<Tensor>> dense;  // keeps packed copies of strided inputs alive
   std::vector<const void*> in_ptrs, w_ptrs;
   for (const auto& t : inputs) {
-    dense.push_back(dense_host(t));
+    dense.push_back(dense_on(t, device));
     in_ptrs.push_back(dense.back()->data());
   }
   for (const auto& w : weights->tensors()) w_ptrs.push_back(w->data());
   const int32_t threads = compiled_->context()->num_threads();
   cpu::size_team(threads);  // before packing, which runs on the team too
   const std::vector<const void*> packed = weights->packed_for(*plan);
-  return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, packed, threads});
+  return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, compiled_->constant_addresses(), packed, threads});
 }
 
 std::vector<Ref<Tensor>> Model::execute_named(const NamedTensors& inputs) const {

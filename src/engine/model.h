@@ -23,8 +23,8 @@ class Model : public Object {
  public:
   // Binds every weight the graph declares: from `weights` first, then from the weights that
   // came with the compiled model's file (ONNX initializers). NOT_FOUND names a weight neither
-  // has; INVALID_ARGUMENT an unknown name, a repeat, or a dtype, shape or device that
-  // differs from the declaration.
+  // has; INVALID_ARGUMENT an unknown name, a repeat, or a dtype or shape that differs from
+  // the declaration. A weight on another device than the model's is copied to it, once.
   static Ref<Model> create(Ref<CompiledModel> compiled, const NamedTensors& weights);
 
   // As above, each declared weight taken by name from `registry` where it has one; the
@@ -33,7 +33,8 @@ class Model : public Object {
 
   const Ref<CompiledModel>& compiled() const { return compiled_; }
 
-  // Inputs by position. Checks them all before any kernel runs (see bind_inputs).
+  // Inputs by position, on the model's device. Checks them all before any kernel runs (see
+  // bind_inputs). The outputs are on the model's device, their values final.
   std::vector<Ref<Tensor>> execute(std::span<const Ref<Tensor>> inputs) const;
   // Inputs by name, in any order.
   std::vector<Ref<Tensor>> execute_named(const NamedTensors& inputs) const;

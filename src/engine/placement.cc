@@ -64,9 +64,6 @@ Ref<Device> placement_device(const Program& p, const Context& context) {
     fail(Code::kInvalidArgument, placed.what, " is placed on ", placed.device.to_string(),
          ", which is not among the context's devices (", device_list(context),
          "); create the context with that accelerator");
-  if (!device->is_host())
-    fail(Code::kUnimplemented, placed.what, " is placed on ", device->name(),
-         ": the GPU engine cannot execute graphs yet; place the graph on the CPU");
   return device;
 }
 

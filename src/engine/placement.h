@@ -14,8 +14,7 @@ namespace maxc {
 // The device `p` runs on, one of the context's devices.
 // INVALID_ARGUMENT, naming the value and listing the context's devices, when the context
 // lacks the device; UNIMPLEMENTED, naming two values, when the program spans devices (the
-// transfers between them are not supported yet), and when it is placed on a GPU, whose
-// engine cannot execute graphs yet.
+// transfers between them are not supported yet).
 Ref<Device> placement_device(const Program& p, const Context& context);
 
 }  // namespace maxc

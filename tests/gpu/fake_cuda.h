@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -41,6 +42,9 @@ struct FakeCuda {
   int memsets = 0, synchronizes = 0, stream_syncs = 0;
   int streams_live = 0, events_live = 0, modules_live = 0;
   std::vector<std::string> launches;  // function name of each cuLaunchKernel
+  // Runs in place of the kernel, on the host, when set: device pointers are host addresses,
+  // so a test can emulate a kernel it knows the parameters of. args[i] points at parameter i.
+  std::function<void(const std::string& function, void** args)> on_launch;
   std::vector<int> stream_flags, event_flags;
 };
 
@@ -241,8 +245,19 @@ inline CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
   *ms = 1.5f;
   return result::kSuccess;
 }
+// The bytes of an image: a cubin is an ELF file (it ends with its section headers), PTX is text.
+inline std::string image_bytes(const void* image) {
+  const auto* p = static_cast<const char*>(image);
+  if (std::memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2) return std::string(p);
+  uint64_t section_offset = 0;
+  uint16_t entry_size = 0, entries = 0;
+  std::memcpy(&section_offset, p + 0x28, 8);
+  std::memcpy(&entry_size, p + 0x3A, 2);
+  std::memcpy(&entries, p + 0x3C, 2);
+  return std::string(p, section_offset + uint64_t{entry_size} * entries);
+}
 inline CUresult cuModuleLoadData(CUmodule* m, const void* image) {
-  *m = reinterpret_cast<CUmodule>(new FakeModule{static_cast<const char*>(image)});
+  *m = reinterpret_cast<CUmodule>(new FakeModule{image_bytes(image)});
   ++fake().modules_live;
   return result::kSuccess;
 }
@@ -260,8 +275,10 @@ inline CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name)
   return result::kSuccess;
 }
 inline CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                               CUstream, void**, void**) {
-  fake().launches.push_back(*reinterpret_cast<std::string*>(f));
+                               CUstream, void** args, void**) {
+  const std::string& name = *reinterpret_cast<std::string*>(f);
+  fake().launches.push_back(name);
+  if (fake().on_launch) fake().on_launch(name, args);
   return result::kSuccess;
 }
 

@@ -1,6 +1,7 @@
 #include "driver/cuda/cuda_driver.h"
 
 #include <cstdlib>
+#include <mutex>
 
 #include "base/log.h"
 #include "base/str_cat.h"
@@ -66,17 +67,32 @@ std::string default_cuda_library() {
   return env && *env ? std::string(env) : std::string("libcuda.so.1");
 }
 
+namespace {
+
+// Never destroyed: device objects and their memory outlive static destruction.
+const CudaDriver* process_driver = nullptr;
+std::mutex process_driver_mu;
+
+}  // namespace
+
 const CudaDriver& cuda_driver() {
-  // Never destroyed: device objects and their memory outlive static destruction.
-  static const CudaDriver* driver = [] {
-    CudaDriver* d = load_cuda_driver(default_cuda_library()).release();
+  std::lock_guard lock(process_driver_mu);
+  if (!process_driver) {
+    const CudaDriver* d = load_cuda_driver(default_cuda_library()).release();
     if (d->available)
       MAXC_LOG(kInfo, "CUDA driver ", cuda_version_string(d->version), " with ", d->device_count, " device(s)");
     else
       MAXC_LOG(kInfo, "CUDA unavailable: ", d->unavailable_reason);
-    return d;
-  }();
-  return *driver;
+    process_driver = d;
+  }
+  return *process_driver;
+}
+
+void set_process_cuda_driver(std::unique_ptr<CudaDriver> driver) {
+  std::lock_guard lock(process_driver_mu);
+  if (process_driver)
+    fail(Code::kFailedPrecondition, "the process's CUDA driver is already in use; set it before anything asks for it");
+  process_driver = driver.release();
 }
 
 std::string cuda_version_string(int version) {

@@ -34,6 +34,10 @@ std::string default_cuda_library();
 // The process's driver, loaded on the first call and kept to the end of the process.
 const CudaDriver& cuda_driver();
 
+// Makes `driver` the process's driver, so that tests run the whole engine on a fake one
+// (tests/gpu/fake_cuda.h). FAILED_PRECONDITION once anything has asked for the driver.
+void set_process_cuda_driver(std::unique_ptr<CudaDriver> driver);
+
 // "12.4" from 12040.
 std::string cuda_version_string(int version);
 

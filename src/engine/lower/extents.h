@@ -64,4 +64,25 @@ inline void expect_output(const LowerContext& ctx, size_t i, const Shape& expect
          expected.to_string());
 }
 
+// The input as [rows, d] over its last dim; every parameter input (from `first_param` on)
+// must hold d elements of the input's dtype.
+struct Rows {
+  int64_t rows = 0, d = 0;
+};
+
+inline Rows rows_over_last_dim(const LowerContext& ctx, size_t first_param) {
+  const Shape& in = ctx.inputs[0];
+  if (in.rank() < 1) fail(Code::kInvalidArgument, ctx.op_label(), ": input ", in.to_string(), " has no last dim");
+  Rows r;
+  r.d = in.dims.back();
+  r.rows = r.d == 0 ? 0 : in.num_elements() / r.d;
+  for (size_t i = first_param; i < ctx.inputs.size(); ++i) {
+    const Shape& p = ctx.inputs[i];
+    if (p.dtype != in.dtype || p.num_elements() != r.d)
+      fail(Code::kInvalidArgument, ctx.op_label(), ": input ", i, " is ", p.to_string(), " but must hold ", r.d,
+           " elements of ", dtype_name(in.dtype), " (the last dim of input 0 ", in.to_string(), ")");
+  }
+  return r;
+}
+
 }  // namespace maxc

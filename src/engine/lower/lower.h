@@ -4,8 +4,15 @@
 namespace maxc {
 
 class KernelTable;
+struct Lowered;
+struct LowerContext;
 
 void register_builtin_kernels(KernelTable& t);
+
+// reshape squeeze unsqueeze flatten as_interleaved_complex rebind: aliases, on every device.
+void register_alias_kernels(KernelTable& t);
+// Output 0 is input 0's bytes; INTERNAL unless their element counts and dtypes agree.
+Lowered lower_alias(const LowerContext& ctx);
 
 void register_elementwise_kernels(KernelTable& t);    // unary, binary, comparison, logical, where, clamp, cast, fused_elementwise
 void register_reduction_kernels(KernelTable& t);      // sum mean max min argmax argmin cumsum top_k argsort

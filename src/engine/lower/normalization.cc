@@ -28,33 +28,12 @@ Lowered lower_softmax(const LowerContext& ctx, bool log) {
   return l;
 }
 
-// The input as [rows, d] over its last dim; every parameter input (from `first_param` on)
-// must hold d elements of the input's dtype.
-struct Rows {
-  int64_t rows = 0, d = 0;
-};
-
-Rows rows_of(const LowerContext& ctx, size_t first_param) {
-  const Shape& in = ctx.inputs[0];
-  if (in.rank() < 1) fail(Code::kInvalidArgument, ctx.op_label(), ": input ", in.to_string(), " has no last dim");
-  Rows r;
-  r.d = in.dims.back();
-  r.rows = r.d == 0 ? 0 : in.num_elements() / r.d;
-  for (size_t i = first_param; i < ctx.inputs.size(); ++i) {
-    const Shape& p = ctx.inputs[i];
-    if (p.dtype != in.dtype || p.num_elements() != r.d)
-      fail(Code::kInvalidArgument, ctx.op_label(), ": input ", i, " is ", p.to_string(), " but must hold ", r.d,
-           " elements of ", dtype_name(in.dtype), " (the last dim of input 0 ", in.to_string(), ")");
-  }
-  return r;
-}
-
 Lowered lower_layer_norm(const LowerContext& ctx) {
   const Shape& in = ctx.inputs[0];
   const cpu::LayerNormFn fn = cpu::find_layer_norm_kernel(in.dtype);
   if (!fn) no_dtype_kernel(ctx, in);
   expect_output(ctx, 0, in);
-  const Rows r = rows_of(ctx, 1);
+  const Rows r = rows_over_last_dim(ctx, 1);
   const double eps = ctx.attr<double>("epsilon");
   Lowered l{[=](const KernelArgs& a) { fn(a.inputs[0], a.inputs[1], a.inputs[2], a.outputs[0], r.rows, r.d, eps); }};
   l.inplace_input = 0;
@@ -66,7 +45,7 @@ Lowered lower_rms_norm(const LowerContext& ctx) {
   const cpu::RmsNormFn fn = cpu::find_rms_norm_kernel(in.dtype);
   if (!fn) no_dtype_kernel(ctx, in);
   expect_output(ctx, 0, in);
-  const Rows r = rows_of(ctx, 1);
+  const Rows r = rows_over_last_dim(ctx, 1);
   const double eps = ctx.attr<double>("epsilon"), offset = ctx.attr<double>("weight_offset");
   const bool multiply_before_cast = ctx.attr<bool>("multiply_before_cast");
   Lowered l{[=](const KernelArgs& a) {
@@ -86,7 +65,7 @@ Lowered lower_add_layer_norm(const LowerContext& ctx) {
   if (!fn) no_dtype_kernel(ctx, in);
   expect_output(ctx, 0, in);
   if (ctx.outputs.size() == 2) expect_output(ctx, 1, in);
-  const Rows r = rows_of(ctx, 2);
+  const Rows r = rows_over_last_dim(ctx, 2);
   const Shape& residual = ctx.inputs[1];
   int64_t residual_stride = r.d;
   if (residual.dtype != in.dtype)

@@ -1,5 +1,5 @@
-// Lowerings of the shape and layout ops (inventory §5.11). Ops that only re-read the same
-// bytes with other dims are aliases: no kernel runs. The rest are data movement over opaque
+// Lowerings of the shape and layout ops (inventory §5.11); the aliases among them are in
+// alias.cc. The rest are data movement over opaque
 // 1/2/4/8-byte elements, so every dtype of those widths is supported; most are one strided
 // copy (kernels/cpu/copy.h), planned here once per concrete shape.
 #include <bit>
@@ -37,14 +37,6 @@ std::optional<Dims> constant_ints(const LowerContext& ctx, size_t i) {
   return values;
 }
 
-// Output 0 has input 0's bytes: check the element count, since the planner trusts it.
-Lowered alias(const LowerContext& ctx) {
-  if (ctx.inputs[0].num_elements() != ctx.outputs[0].num_elements() || ctx.inputs[0].dtype != ctx.outputs[0].dtype)
-    fail(Code::kInternal, ctx.op_label(), ": cannot alias ", ctx.inputs[0].to_string(), " as ",
-         ctx.outputs[0].to_string());
-  return Lowered::alias_of_input();
-}
-
 // A strided copy of input 0 into output 0, whose dims (or a finer split of them, as tile
 // uses) are `dims`; an alias when the plan turns out to be the identity (a permutation of
 // size-1 axes, a full slice, a broadcast to the same shape).
@@ -53,21 +45,8 @@ Lowered strided(const LowerContext& ctx, const Dims& dims, const Dims& src_strid
   cpu::StridedCopy plan = cpu::plan_strided_copy(w, dims, src_strides, src_offset);
   if (plan.kind == cpu::StridedCopy::Kind::kContiguous && plan.src_offset == 0 &&
       plan.num_elements == ctx.inputs[0].num_elements())
-    return alias(ctx);
+    return lower_alias(ctx);
   return {[plan = std::move(plan)](const KernelArgs& a) { cpu::strided_copy(plan, a.inputs[0], a.outputs[0]); }};
-}
-
-// ---- aliases --------------------------------------------------------------------------------
-
-// rebind asserts at run time that x has the attribute's shape: the engine evaluated that shape
-// for this call as output 0's dims, so a difference is the caller's broken promise.
-Lowered lower_rebind(const LowerContext& ctx) {
-  if (ctx.inputs[0].dims != ctx.outputs[0].dims) {
-    const std::string& message = ctx.attr<std::string>("message");
-    fail(Code::kInvalidArgument, ctx.op_label(), ": input 0 'x' is ", ctx.inputs[0].to_string(),
-         " but the graph asserted the shape ", ctx.outputs[0].to_string(), message.empty() ? "" : ": ", message);
-  }
-  return alias(ctx);
 }
 
 // ---- permute, transpose, broadcast_to, tile ------------------------------------------------------
@@ -148,7 +127,7 @@ RowSplit row_split(const Dims& whole, int64_t axis, const std::vector<int64_t>& 
 }
 
 Lowered concat_of(const LowerContext& ctx, RowSplit s) {
-  if (ctx.inputs.size() == 1) return alias(ctx);
+  if (ctx.inputs.size() == 1) return lower_alias(ctx);
   return {[s = std::move(s)](const KernelArgs& a) {
     cpu::concat_rows({a.inputs, s.row_bytes.size()}, s.row_bytes, s.outer, a.outputs[0]);
   }};
@@ -173,7 +152,7 @@ Lowered lower_stack(const LowerContext& ctx) {
 Lowered lower_split(const LowerContext& ctx) {
   const Dims& in = ctx.inputs[0].dims;
   const int64_t axis = axis_in(ctx, ctx.attr<int64_t>("axis"), static_cast<int64_t>(in.size()), "attribute 'axis'");
-  if (ctx.outputs.size() == 1) return alias(ctx);
+  if (ctx.outputs.size() == 1) return lower_alias(ctx);
   std::vector<int64_t> extents;
   for (const Shape& out : ctx.outputs) extents.push_back(out.dims[static_cast<size_t>(axis)]);
   RowSplit s = row_split(in, axis, extents, element_bytes(ctx, ctx.inputs[0].dtype));
@@ -251,7 +230,7 @@ Lowered lower_pad(const LowerContext& ctx) {
     before.push_back(paddings[2 * i]);
     any = any || paddings[2 * i] != 0 || paddings[2 * i + 1] != 0;
   }
-  if (!any) return alias(ctx);
+  if (!any) return lower_alias(ctx);
   const int32_t w = element_bytes(ctx, x.dtype);
   const uint64_t pattern = fill_pattern(ctx, ctx.attr<double>("value"), x.dtype);
   return {[=, in = x.dims, out = ctx.outputs[0].dims](const KernelArgs& a) {
@@ -273,8 +252,6 @@ Lowered lower_shape_to_tensor(const LowerContext& ctx) {
 }  // namespace
 
 void register_shape_kernels(KernelTable& t) {
-  for (const char* op : {"reshape", "squeeze", "unsqueeze", "flatten", "as_interleaved_complex"}) t.add(op, alias);
-  t.add("rebind", lower_rebind);
   t.add("permute", lower_permute);
   t.add("transpose", lower_transpose);
   t.add("broadcast_to", lower_broadcast_to);

@@ -1,0 +1,36 @@
+// The ops that only re-read their input's bytes with other dims. No kernel runs and no memory
+// is planned for them, so the same lowerings serve every device's table.
+#include "engine/lower/lower.h"
+#include "engine/lowering.h"
+
+namespace maxc {
+
+// The planner trusts an alias to have its input's bytes: check the element count and dtype.
+Lowered lower_alias(const LowerContext& ctx) {
+  if (ctx.inputs[0].num_elements() != ctx.outputs[0].num_elements() || ctx.inputs[0].dtype != ctx.outputs[0].dtype)
+    fail(Code::kInternal, ctx.op_label(), ": cannot alias ", ctx.inputs[0].to_string(), " as ",
+         ctx.outputs[0].to_string());
+  return Lowered::alias_of_input();
+}
+
+namespace {
+
+// rebind asserts at run time that x has the attribute's shape: the engine evaluated that shape
+// for this call as output 0's dims, so a difference is the caller's broken promise.
+Lowered lower_rebind(const LowerContext& ctx) {
+  if (ctx.inputs[0].dims != ctx.outputs[0].dims) {
+    const std::string& message = ctx.attr<std::string>("message");
+    fail(Code::kInvalidArgument, ctx.op_label(), ": input 0 'x' is ", ctx.inputs[0].to_string(),
+         " but the graph asserted the shape ", ctx.outputs[0].to_string(), message.empty() ? "" : ": ", message);
+  }
+  return lower_alias(ctx);
+}
+
+}  // namespace
+
+void register_alias_kernels(KernelTable& t) {
+  for (const char* op : {"reshape", "squeeze", "unsqueeze", "flatten", "as_interleaved_complex"}) t.add(op, lower_alias);
+  t.add("rebind", lower_rebind);
+}
+
+}  // namespace maxc

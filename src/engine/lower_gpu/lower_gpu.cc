@@ -1,0 +1,15 @@
+#include "engine/lower_gpu/lower_gpu.h"
+
+#include "engine/lower/lower.h"
+
+namespace maxc {
+
+void register_gpu_kernels(KernelTable& t) {
+  register_gpu_elementwise_kernels(t);
+  register_gpu_normalization_kernels(t);
+  register_gpu_reduction_kernels(t);
+  register_alias_kernels(t);
+  register_gpu_shape_kernels(t);
+}
+
+}  // namespace maxc

@@ -1,0 +1,23 @@
+// Registration of the CUDA kernels (kernels/cuda), one function per family, as the CPU's are
+// in engine/lower/lower.h. A GPU lowering compiles what its node needs when the plan is built
+// (through the process's kernel cache: each kernel compiles once per machine) and returns a
+// closure that only packs arguments and launches on the call's stream.
+#pragma once
+
+namespace maxc {
+
+class KernelTable;
+struct Lowered;
+struct LowerContext;
+
+void register_gpu_kernels(KernelTable& t);
+
+void register_gpu_elementwise_kernels(KernelTable& t);    // every elementwise op, fused_elementwise
+void register_gpu_normalization_kernels(KernelTable& t);  // softmax logsoftmax layer_norm rms_norm
+void register_gpu_reduction_kernels(KernelTable& t);      // sum mean
+void register_gpu_shape_kernels(KernelTable& t);          // permute transpose (aliases: lower/alias.cc)
+
+// The one-input max and min (reductions), which the elementwise family hands over.
+Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);
+
+}  // namespace maxc

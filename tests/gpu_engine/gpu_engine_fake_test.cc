@@ -1,0 +1,177 @@
+// The GPU engine end to end on the fake CUDA driver (gpu/fake_cuda.h), installed as the
+// process's driver: a graph placed on gpu:0 compiles (its kernels through the real NVRTC, for
+// the fake's sm_90), binds its weights into device memory, and executes on a stream, with
+// the few kernels these tests use emulated on the host (the fake's device memory is host
+// memory). What this checks is the engine's plumbing on a machine without a GPU: which
+// kernels launch, with which arguments, on which memory; the kernels' numerics are checked on
+// a real GPU (tests/gpu/cuda_gpu_test.cc).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "driver/cuda/cuda_driver.h"
+#include "driver/cuda/nvrtc_api.h"
+#include "driver/device.h"
+#include "driver/test_util.h"
+#include "engine/compiled_model.h"
+#include "engine/model.h"
+#include "gpu/fake_cuda.h"
+#include "gpu/gpu_test_util.h"
+#include "kernels/cuda/common/indexing.cuh"
+#include "kernels/cuda/fused_elementwise.h"
+
+namespace maxc::testing {
+namespace {
+
+TensorType f32_on_gpu(std::vector<Dim> dims) { return TensorType{DType::kFloat32, std::move(dims), DeviceRef::gpu(0)}; }
+
+bool in_device_memory(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = fake().device_blocks.upper_bound(a);
+  if (it == fake().device_blocks.begin()) return false;
+  --it;
+  return a >= it->first && a < it->first + it->second;
+}
+
+template <typename T>
+T arg(void** args, size_t i) {
+  T v;
+  std::memcpy(&v, args[i], sizeof v);
+  return v;
+}
+
+Ref<Tensor> host_tensor(std::vector<int64_t> dims, std::vector<float> values) {
+  auto t = Tensor::create(Device::cpu(), DType::kFloat32, dims);
+  std::memcpy(t->data(), values.data(), values.size() * sizeof(float));
+  return t;
+}
+
+std::vector<float> values_of(const Tensor& t) {
+  Ref<Tensor> host = t.copy(Device::cpu());
+  const auto* p = reinterpret_cast<const float*>(host->data());
+  return std::vector<float>(p, p + host->num_elements());
+}
+
+class GpuEngineOnFake : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    set_process_cuda_driver(cuda::init_cuda_driver([](const char* name) { return fake_cuda_symbol(name); }, "fake"));
+  }
+
+  void SetUp() override {
+    if (!cuda::nvrtc().available)
+      MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
+    fake().launches.clear();
+    fake().on_launch = nullptr;
+    gpu_ = Device::get(Device::Kind::kCuda, 0);
+    context_ = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
+  }
+
+  Ref<Model> compile(const Graph& g, const NamedTensors& weights = {}) {
+    return Model::create(CompiledModel::compile(context_, g, CompileSettings{}), weights);
+  }
+
+  Ref<Device> gpu_;
+  Ref<Context> context_;
+};
+
+// y = x + w: one generated elementwise kernel, its name the digest of the program the CPU
+// engine would run, reading the input and the weight in device memory.
+TEST_F(GpuEngineOnFake, ElementwiseGraphRunsOneGeneratedKernelOnDeviceMemory) {
+  Graph g("add");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 3}));
+  ValueId w = g.add_weight("w", f32_on_gpu({2, 3}));
+  g.set_outputs({{"y", g.add_op("add", {x, w})[0]}});
+
+  cpu::ElemProgramSpec spec;
+  spec.dims = {2, 3};
+  spec.leaves = {{DType::kFloat32, {2, 3}}, {DType::kFloat32, {2, 3}}};
+  spec.steps = {{cpu::ElemOp::kAdd, {0, 1, 2}}};
+  spec.outputs = {{2, DType::kFloat32}};
+  const gpu::FusedKernel expected = gpu::generate_fused_elementwise(spec);
+
+  int emulated = 0;
+  fake().on_launch = [&](const std::string& name, void** args) {
+    ASSERT_EQ(name, expected.name);
+    std::vector<const float*> leaves(2);
+    float* out = nullptr;
+    gpu::Shape shape{};
+    for (size_t p = 0; p < expected.params.size(); ++p) {
+      const auto& param = expected.params[p];
+      if (param.kind == gpu::FusedKernel::ParamKind::kShape) shape = arg<gpu::Shape>(args, p);
+      if (param.kind == gpu::FusedKernel::ParamKind::kLeaf) leaves[param.index] = arg<const float*>(args, p);
+      if (param.kind == gpu::FusedKernel::ParamKind::kOutput) out = arg<float*>(args, p);
+    }
+    ASSERT_EQ(shape.numel, 6);
+    for (const void* p : {static_cast<const void*>(leaves[0]), static_cast<const void*>(leaves[1]),
+                          static_cast<const void*>(out)})
+      ASSERT_TRUE(in_device_memory(p)) << "a kernel got a pointer outside device memory";
+    for (int64_t i = 0; i < shape.numel; ++i) out[i] = leaves[0][i] + leaves[1][i];
+    ++emulated;
+  };
+
+  // The weight comes from the host: binding copies it into device memory.
+  Ref<Model> model = compile(g, {{"w", host_tensor({2, 3}, {10, 20, 30, 40, 50, 60})}});
+  Ref<Tensor> in = host_tensor({2, 3}, {1, 2, 3, 4, 5, 6})->copy(gpu_);
+  const int syncs_before = fake().stream_syncs;
+  std::vector<Ref<Tensor>> out = model->execute(std::vector<Ref<Tensor>>{in});
+  EXPECT_EQ(emulated, 1);
+  EXPECT_GT(fake().stream_syncs, syncs_before) << "execute returned before its stream was done";
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0]->device().get(), gpu_.get());
+  EXPECT_TRUE(in_device_memory(out[0]->data()));
+  EXPECT_EQ(values_of(*out[0]), (std::vector<float>{11, 22, 33, 44, 55, 66}));
+}
+
+// softmax runs the catalog's softmax_rows with (x, y, rows, cols), one block per row.
+TEST_F(GpuEngineOnFake, SoftmaxLaunchesTheCatalogKernelWithItsRows) {
+  Graph g("softmax");
+  ValueId x = g.add_input("x", f32_on_gpu({3, 4}));
+  g.set_outputs({{"y", g.add_op("softmax", {x})[0]}});
+  fake().on_launch = [&](const std::string& name, void** args) {
+    ASSERT_NE(name.find("softmax_rows"), std::string::npos) << name;
+    const auto* in = arg<const float*>(args, 0);
+    auto* out = arg<float*>(args, 1);
+    const auto rows = arg<int64_t>(args, 2), cols = arg<int64_t>(args, 3);
+    ASSERT_EQ(rows, 3);
+    ASSERT_EQ(cols, 4);
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (int64_t c = 0; c < cols; ++c) sum += std::exp(in[r * cols + c]);
+      for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = static_cast<float>(std::exp(in[r * cols + c]) / sum);
+    }
+  };
+  Ref<Model> model = compile(g);
+  Ref<Tensor> in = host_tensor({3, 4}, {0, 0, 0, 0, 1, 2, 3, 4, -1, 0, 1, 2})->copy(gpu_);
+  std::vector<float> y = values_of(*model->execute(std::vector<Ref<Tensor>>{in})[0]);
+  ASSERT_EQ(fake().launches.size(), 1u);
+  for (int r = 0; r < 3; ++r) EXPECT_NEAR(y[r * 4] + y[r * 4 + 1] + y[r * 4 + 2] + y[r * 4 + 3], 1.0, 1e-6);
+  EXPECT_FLOAT_EQ(y[0], 0.25f);
+}
+
+TEST_F(GpuEngineOnFake, HostInputIsRefusedNamingItAndTheModelStaysUsable) {
+  Graph g("relu");
+  ValueId x = g.add_input("x", f32_on_gpu({4}));
+  g.set_outputs({{"y", g.add_op("relu", {x})[0]}});
+  Ref<Model> model = compile(g);
+  Ref<Tensor> host = host_tensor({4}, {-1, 2, -3, 4});
+  EXPECT_MAXC_ERROR(model->execute(std::vector<Ref<Tensor>>{host}), Code::kInvalidArgument,
+                    "input 0 'x' is on cpu:0 but the model runs on gpu:0");
+  fake().on_launch = [](const std::string&, void**) {};
+  EXPECT_NO_THROW(model->execute(std::vector<Ref<Tensor>>{host->copy(gpu_)}));
+  EXPECT_EQ(fake().launches.size(), 1u);
+}
+
+TEST_F(GpuEngineOnFake, OpWithoutAGpuKernelIsUnimplementedAtCompileNamingIt) {
+  Graph g("matmul");
+  ValueId a = g.add_input("a", f32_on_gpu({2, 3}));
+  ValueId b = g.add_input("b", f32_on_gpu({3, 4}));
+  g.set_outputs({{"y", g.add_op("matmul", {a, b})[0]}});
+  EXPECT_MAXC_ERROR(CompiledModel::compile(context_, g, CompileSettings{}), Code::kUnimplemented,
+                    "op 'matmul': the GPU engine has no kernel for it");
+}
+
+}  // namespace
+}  // namespace maxc::testing
