@@ -151,6 +151,30 @@ TEST_F(GpuEngineOnFake, SoftmaxLaunchesTheCatalogKernelWithItsRows) {
   EXPECT_FLOAT_EQ(y[0], 0.25f);
 }
 
+// transpose is one copy_strided launch that reads the input through permuted strides; the
+// emulation walks the output as the kernel does (gpu::offset_of is host code too).
+TEST_F(GpuEngineOnFake, TransposeReadsTheInputThroughPermutedStrides) {
+  Graph g("transpose");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 3}));
+  Attrs attrs;
+  attrs.set("axis_1", int64_t{0});
+  attrs.set("axis_2", int64_t{1});
+  g.set_outputs({{"y", g.add_op("transpose", {x}, attrs)[0]}});
+  fake().on_launch = [&](const std::string& name, void** args) {
+    ASSERT_NE(name.find("copy_strided"), std::string::npos) << name;
+    const auto* in = arg<const float*>(args, 0);
+    const auto layout = arg<gpu::Layout>(args, 1);
+    auto* out = arg<float*>(args, 2);
+    const auto shape = arg<gpu::Shape>(args, 3);
+    for (int64_t i = 0; i < shape.numel; ++i) out[i] = in[gpu::offset_of(i, shape, layout)];
+  };
+  Ref<Model> model = compile(g);
+  Ref<Tensor> in = host_tensor({2, 3}, {1, 2, 3, 4, 5, 6})->copy(gpu_);
+  Ref<Tensor> out = model->execute(std::vector<Ref<Tensor>>{in})[0];
+  EXPECT_EQ(out->dims(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(values_of(*out), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+}
+
 TEST_F(GpuEngineOnFake, HostInputIsRefusedNamingItAndTheModelStaysUsable) {
   Graph g("relu");
   ValueId x = g.add_input("x", f32_on_gpu({4}));

@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 
-#include "engine/lower/elementwise_op.h"
 #include "engine/lower/elementwise_spec.h"
 #include "engine/lower/lower.h"
 #include "engine/lower/reduce_max_min.h"
@@ -83,22 +82,10 @@ Lowered lower_program(const LowerContext& ctx) {
   return lowered_from(ctx, std::move(*spec));
 }
 
-Lowered lower_max_min(const LowerContext& ctx) {
-  if (ctx.inputs.size() == 1) return lower_reduce_max_min(ctx);
-  return lower_program(ctx);
-}
-
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& t) {
-  for (const std::string& op : elementwise_op_names()) {
-    if (op == "max" || op == "min") {
-      t.add(op, lower_max_min);
-    } else {
-      t.add(op, lower_program);
-    }
-  }
-  t.add("fused_elementwise", lower_program);
+  register_elementwise_lowerings(t, lower_program, lower_reduce_max_min);
 }
 
 }  // namespace maxc

@@ -177,4 +177,17 @@ std::optional<ElemProgramSpec> elementwise_spec(const LowerContext& ctx) {
   return single_spec(ctx);
 }
 
+void register_elementwise_lowerings(KernelTable& t, LowerFn program, LowerFn reduce_max_min) {
+  for (const std::string& op : elementwise_op_names()) {
+    if (op == "max" || op == "min") {
+      t.add(op, [program, reduce_max_min](const LowerContext& ctx) {
+        return ctx.inputs.size() == 1 ? reduce_max_min(ctx) : program(ctx);
+      });
+    } else {
+      t.add(op, program);
+    }
+  }
+  t.add("fused_elementwise", program);
+}
+
 }  // namespace maxc

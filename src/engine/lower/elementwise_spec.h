@@ -19,4 +19,8 @@ namespace maxc {
 // programs (their lowerings handle them before asking).
 std::optional<cpu::ElemProgramSpec> elementwise_spec(const LowerContext& ctx);
 
+// Adds `program` for every elementwise op and for fused_elementwise, but max and min with one
+// input, which are reductions, go to `reduce_max_min`: one op table layout for every device.
+void register_elementwise_lowerings(KernelTable& t, LowerFn program, LowerFn reduce_max_min);
+
 }  // namespace maxc

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,19 @@ inline Rows rows_over_last_dim(const LowerContext& ctx, size_t first_param) {
            " elements of ", dtype_name(in.dtype), " (the last dim of input 0 ", in.to_string(), ")");
   }
   return r;
+}
+
+// transpose's permutation of the input's axes: the identity with axis_1 and axis_2 swapped.
+inline std::vector<int64_t> transpose_permutation(const LowerContext& ctx) {
+  const int64_t rank = ctx.inputs[0].rank();
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
+  if (rank > 0) {
+    const int64_t a = axis_in(ctx, ctx.attr<int64_t>("axis_1"), rank, "attribute 'axis_1'");
+    const int64_t b = axis_in(ctx, ctx.attr<int64_t>("axis_2"), rank, "attribute 'axis_2'");
+    std::swap(perm[static_cast<size_t>(a)], perm[static_cast<size_t>(b)]);
+  }
+  return perm;
 }
 
 }  // namespace maxc

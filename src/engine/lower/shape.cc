@@ -60,17 +60,7 @@ Lowered permuted(const LowerContext& ctx, const Dims& perm) {
 
 Lowered lower_permute(const LowerContext& ctx) { return permuted(ctx, ctx.attr<Dims>("dims")); }
 
-Lowered lower_transpose(const LowerContext& ctx) {
-  const int64_t rank = ctx.inputs[0].rank();
-  Dims perm(static_cast<size_t>(rank));
-  std::iota(perm.begin(), perm.end(), 0);
-  if (rank > 0) {
-    const int64_t a = axis_in(ctx, ctx.attr<int64_t>("axis_1"), rank, "attribute 'axis_1'");
-    const int64_t b = axis_in(ctx, ctx.attr<int64_t>("axis_2"), rank, "attribute 'axis_2'");
-    std::swap(perm[a], perm[b]);
-  }
-  return permuted(ctx, perm);
-}
+Lowered lower_transpose(const LowerContext& ctx) { return permuted(ctx, transpose_permutation(ctx)); }
 
 // Input dims align with the output's last ones; a size-1 or missing input axis reads one
 // element again and again (stride 0). A shape_tensor input only repeats the dims the engine

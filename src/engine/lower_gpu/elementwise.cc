@@ -6,7 +6,6 @@
 #include <memory>
 #include <vector>
 
-#include "engine/lower/elementwise_op.h"
 #include "engine/lower/elementwise_spec.h"
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
@@ -86,22 +85,10 @@ Lowered lower_program(const LowerContext& ctx) {
   return lower_with_kernel(ctx, *spec);
 }
 
-Lowered lower_max_min(const LowerContext& ctx) {
-  if (ctx.inputs.size() == 1) return lower_gpu_reduce_max_min(ctx);
-  return lower_program(ctx);
-}
-
 }  // namespace
 
 void register_gpu_elementwise_kernels(KernelTable& t) {
-  for (const std::string& op : elementwise_op_names()) {
-    if (op == "max" || op == "min") {
-      t.add(op, lower_max_min);
-    } else {
-      t.add(op, lower_program);
-    }
-  }
-  t.add("fused_elementwise", lower_program);
+  register_elementwise_lowerings(t, lower_program, lower_gpu_reduce_max_min);
 }
 
 }  // namespace maxc
