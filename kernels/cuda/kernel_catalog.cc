@@ -211,6 +211,29 @@ std::string layer_norm_kernel(DType d) { return str_cat("maxc::gpu::layer_norm<"
 
 std::string rms_norm_kernel(DType d) { return str_cat("maxc::gpu::rms_norm<", require_storage(d, "rms_norm"), ">"); }
 
+namespace {
+
+const char* activation_functor(cpu::Activation a) {
+  switch (a) {
+    case cpu::Activation::kNone: return "Copy";
+    case cpu::Activation::kRelu: return "Relu";
+    case cpu::Activation::kGelu: return "GeluErf";
+    case cpu::Activation::kGeluTanh: return "GeluTanh";
+    case cpu::Activation::kSigmoid: return "Sigmoid";
+    case cpu::Activation::kTanh: return "Tanh";
+    case cpu::Activation::kSilu: return "Silu";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string matmul_kernel(DType d, cpu::Activation activation) {
+  if (!dtype_is_float(d)) fail(Code::kUnimplemented, "matmul: the GPU kernels multiply float types, not ", dtype_name(d));
+  return str_cat("maxc::gpu::matmul_tiled<", require_storage(d, "matmul"), ", maxc::gpu::op::",
+                 activation_functor(activation), ">");
+}
+
 std::vector<KernelFamily> kernel_catalog() {
   std::vector<KernelFamily> catalog;
   catalog.push_back(elementwise_family());
@@ -248,6 +271,14 @@ std::vector<KernelFamily> kernel_catalog() {
   catalog.push_back(softmax);
   catalog.push_back(layer_norm);
   catalog.push_back(rms_norm);
+
+  KernelFamily matmul{"matmul.cu", {}};
+  for (DType d : kFloats)
+    for (cpu::Activation a : {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kGelu,
+                              cpu::Activation::kGeluTanh, cpu::Activation::kSigmoid, cpu::Activation::kTanh,
+                              cpu::Activation::kSilu})
+      matmul.instances.push_back(matmul_kernel(d, a));
+  catalog.push_back(matmul);
   return catalog;
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/dtype.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/matmul_epilogue.h"
 
 namespace maxc::gpu {
 
@@ -42,6 +43,8 @@ std::string reduce_kernel(Reduction reduction, DType dtype, bool rows);
 std::string softmax_kernel(DType dtype, bool log);
 std::string layer_norm_kernel(DType dtype);
 std::string rms_norm_kernel(DType dtype);
+// The dense layer's activations (kernels/cpu/matmul_epilogue.h), as the matmul's epilogue.
+std::string matmul_kernel(DType dtype, cpu::Activation activation);
 
 struct KernelFamily {
   std::string source;                  // "softmax.cu"

@@ -7,6 +7,7 @@
 // a real GPU (tests/gpu/cuda_gpu_test.cc).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -189,12 +190,45 @@ TEST_F(GpuEngineOnFake, HostInputIsRefusedNamingItAndTheModelStaysUsable) {
 }
 
 TEST_F(GpuEngineOnFake, OpWithoutAGpuKernelIsUnimplementedAtCompileNamingIt) {
-  Graph g("matmul");
-  ValueId a = g.add_input("a", f32_on_gpu({2, 3}));
-  ValueId b = g.add_input("b", f32_on_gpu({3, 4}));
-  g.set_outputs({{"y", g.add_op("matmul", {a, b})[0]}});
+  Graph g("outer");
+  ValueId a = g.add_input("a", f32_on_gpu({2}));
+  ValueId b = g.add_input("b", f32_on_gpu({3}));
+  g.set_outputs({{"y", g.add_op("outer", {a, b})[0]}});
   EXPECT_MAXC_ERROR(CompiledModel::compile(context_, g, CompileSettings{}), Code::kUnimplemented,
-                    "op 'matmul': the GPU engine has no kernel for it");
+                    "op 'outer': the GPU engine has no kernel for it");
+}
+
+// relu(x @ w + b) is one fused matmul launch: the tiled kernel with Relu in its epilogue, the
+// bias one value per column.
+TEST_F(GpuEngineOnFake, DenseLayerIsOneMatmulLaunchWithItsEpilogue) {
+  Graph g("dense");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 3}));
+  ValueId w = g.add_weight("w", f32_on_gpu({3, 2}));
+  ValueId b = g.add_weight("b", f32_on_gpu({2}));
+  g.set_outputs({{"y", g.add_op("relu", {g.add_op("add", {g.add_op("matmul", {x, w})[0], b})[0]})[0]}});
+  fake().on_launch = [&](const std::string& name, void** args) {
+    ASSERT_NE(name.find("matmul_tiled"), std::string::npos) << name;
+    ASSERT_NE(name.find("Relu"), std::string::npos) << "the activation is not in the kernel: " << name;
+    const auto *lhs = arg<const float*>(args, 0), *rhs = arg<const float*>(args, 1), *bias = arg<const float*>(args, 2);
+    auto* out = arg<float*>(args, 3);
+    const auto m = arg<int64_t>(args, 4), n = arg<int64_t>(args, 5), k = arg<int64_t>(args, 6);
+    ASSERT_EQ(m, 2);
+    ASSERT_EQ(n, 2);
+    ASSERT_EQ(k, 3);
+    ASSERT_EQ(arg<int32_t>(args, 9), 0);
+    ASSERT_EQ(arg<int64_t>(args, 10), 2) << "bias_len";
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = bias[j];
+        for (int64_t p = 0; p < k; ++p) acc += lhs[i * k + p] * rhs[p * n + j];
+        out[i * n + j] = std::max(acc, 0.0f);
+      }
+  };
+  Ref<Model> model = compile(g, {{"w", host_tensor({3, 2}, {1, -1, 2, -2, 3, -3})}, {"b", host_tensor({2}, {0.5, 0.5})}});
+  Ref<Tensor> in = host_tensor({2, 3}, {1, 1, 1, 1, 0, 0})->copy(gpu_);
+  std::vector<float> y = values_of(*model->execute(std::vector<Ref<Tensor>>{in})[0]);
+  EXPECT_EQ(fake().launches.size(), 1u);
+  EXPECT_EQ(y, (std::vector<float>{6.5f, 0.0f, 1.5f, 0.0f}));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ void register_gpu_kernels(KernelTable& t);
 void register_gpu_elementwise_kernels(KernelTable& t);    // every elementwise op, fused_elementwise
 void register_gpu_normalization_kernels(KernelTable& t);  // softmax logsoftmax layer_norm rms_norm
 void register_gpu_reduction_kernels(KernelTable& t);      // sum mean
+void register_gpu_linalg_kernels(KernelTable& t);         // matmul fused_matmul
 void register_gpu_shape_kernels(KernelTable& t);          // permute transpose (aliases: lower/alias.cc)
 
 // The one-input max and min (reductions), which the elementwise family hands over.
