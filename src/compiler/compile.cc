@@ -3,7 +3,7 @@
 
 namespace maxc {
 
-Program compile_program(const Graph& graph, const CompileOptions& opts) {
+Program prepare_program(const Graph& graph, const CompileOptions& opts) {
   graph.verify();
   Program p = program_from_graph(graph);
   fold_reshapes(p);
@@ -11,16 +11,25 @@ Program compile_program(const Graph& graph, const CompileOptions& opts) {
   eliminate_dead_code(p);
   fold_constants(p, opts);
   eliminate_dead_code(p);
-  if (opts.fuse) {
-    fuse_gelu(p);
-    fuse_attention(p);
-    fuse_matmul_epilogue(p);
-    fuse_conv_epilogue(p);
-    fuse_add_layer_norm(p);
-    fuse_elementwise(p);
-    block_conv_channels(p);
-    eliminate_dead_code(p);
-  }
+  return p;
+}
+
+void fuse_program(Program& p, const CompileOptions& opts) {
+  if (!opts.fuse) return;
+  const auto has = [&opts](std::string_view op) { return !opts.has_kernel || opts.has_kernel(op); };
+  fuse_gelu(p);  // makes a registry op, which every device has
+  if (has("attention")) fuse_attention(p);
+  if (has("fused_matmul")) fuse_matmul_epilogue(p);
+  if (has("fused_conv2d")) fuse_conv_epilogue(p);
+  if (has("add_layer_norm")) fuse_add_layer_norm(p);
+  if (has("fused_elementwise")) fuse_elementwise(p);
+  if (has("fused_conv2d")) block_conv_channels(p);
+  eliminate_dead_code(p);
+}
+
+Program compile_program(const Graph& graph, const CompileOptions& opts) {
+  Program p = prepare_program(graph, opts);
+  fuse_program(p, opts);
   MAXC_LOG(kDebug, "compiled graph '", graph.name(), "':\n", p.to_string());
   return p;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "compiler/program.h"
@@ -19,6 +20,10 @@ struct CompileOptions {
   // Runs one node on constant inputs (the engine passes its CPU executor; the compiler
   // does not know kernels). Returns the outputs' data, or an empty vector to decline.
   std::function<std::vector<Constant>(const Node&, const Program&, std::span<const Constant* const>)> evaluate;
+  // Whether the target device has a kernel for a fused op ("attention", "fused_matmul",
+  // "add_layer_norm", "fused_conv2d", "fused_elementwise"): a pattern whose fused op it lacks
+  // stays unfused, in ops it has. Empty: every fused op is available (the CPU).
+  std::function<bool(std::string_view op)> has_kernel;
 };
 
 void eliminate_dead_code(Program& p);                         // dce.cc
@@ -33,7 +38,11 @@ void fuse_attention(Program& p);                              // fuse_attention.
 void fuse_elementwise(Program& p);                            // fuse_elementwise.cc: chains into one loop
 void block_conv_channels(Program& p);                         // block_channels.cc: CNNs in nChw8c
 
-// verify → program → canonicalize → fold → fuse → DCE.
+// verify → program → canonicalize → fold: what every device's program starts from.
+Program prepare_program(const Graph& graph, const CompileOptions& opts);
+// Pattern and elementwise fusion into the fused ops the target has (opts.has_kernel) → DCE.
+void fuse_program(Program& p, const CompileOptions& opts);
+// prepare_program then fuse_program.
 Program compile_program(const Graph& graph, const CompileOptions& opts);
 
 }  // namespace maxc

@@ -70,9 +70,13 @@ Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& gra
   opts.fold_constants = settings.fold_constants;
   opts.fold_limit_bytes = settings.fold_limit_bytes;
   opts.evaluate = evaluate_node;
-  Program program = compile_program(graph, opts);
-  check_weights_static(program);
+  Program program = prepare_program(graph, opts);
   Ref<Device> device = placement_device(program, *context);
+  const KernelTable& kernels = KernelTable::for_device(*device);
+  opts.has_kernel = [&kernels](std::string_view op) { return kernels.find(op) != nullptr; };
+  fuse_program(program, opts);
+  MAXC_LOG(kDebug, "compiled graph '", graph.name(), "' for ", device->name(), ":\n", program.to_string());
+  check_weights_static(program);
   auto model = Ref<CompiledModel>::adopt(
       new CompiledModel(std::move(context), std::move(device), std::move(program), settings));
   model->bundled_ = std::move(bundled);

@@ -198,6 +198,27 @@ TEST_F(GpuEngineOnFake, OpWithoutAGpuKernelIsUnimplementedAtCompileNamingIt) {
                     "op 'outer': the GPU engine has no kernel for it");
 }
 
+// The CPU fuses a residual add into its layer_norm; the GPU has no such kernel, so the graph
+// compiles for it unfused: the add, then the layer_norm, each a kernel the GPU has.
+TEST_F(GpuEngineOnFake, PatternsWhoseFusedOpTheGpuLacksStayUnfused) {
+  Graph g("residual_norm");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 4}));
+  ValueId r = g.add_input("r", f32_on_gpu({2, 4}));
+  ValueId gamma = g.add_weight("gamma", f32_on_gpu({4}));
+  ValueId beta = g.add_weight("beta", f32_on_gpu({4}));
+  Attrs attrs;
+  attrs.set("epsilon", 1e-5);
+  g.set_outputs({{"y", g.add_op("layer_norm", {g.add_op("add", {x, r})[0], gamma, beta}, attrs)[0]}});
+  fake().on_launch = [](const std::string&, void**) {};
+  Ref<Tensor> ones = host_tensor({4}, {1, 1, 1, 1});
+  Ref<Model> model = compile(g, {{"gamma", ones}, {"beta", ones}});
+  Ref<Tensor> in = host_tensor({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})->copy(gpu_);
+  model->execute(std::vector<Ref<Tensor>>{in, in});
+  ASSERT_EQ(fake().launches.size(), 2u);
+  EXPECT_EQ(fake().launches[0].rfind("maxc_fused_", 0), 0u) << fake().launches[0];
+  EXPECT_NE(fake().launches[1].find("layer_norm"), std::string::npos) << fake().launches[1];
+}
+
 // relu(x @ w + b) is one fused matmul launch: the tiled kernel with Relu in its epilogue, the
 // bias one value per column.
 TEST_F(GpuEngineOnFake, DenseLayerIsOneMatmulLaunchWithItsEpilogue) {
