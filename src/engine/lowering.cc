@@ -20,7 +20,7 @@ std::string Shape::to_string() const {
   return str_cat(dtype_name(dtype) ? dtype_name(dtype) : "invalid", dims_to_string(ds));
 }
 
-const char* LowerContext::device_kind() const { return device && !device->is_host() ? "GPU" : "CPU"; }
+bool LowerContext::on_host() const { return !device || device->is_host(); }
 
 const KernelTable& KernelTable::builtin() {
   static const KernelTable table = [] {

@@ -89,8 +89,9 @@ struct LowerContext {
   bool input_is_weight(size_t i) const { return i < input_weights.size() && input_weights[i] >= 0; }
   std::string op_label() const { return str_cat("op '", node.op, "'"); }
 
+  bool on_host() const;
   // "CPU" or "GPU", for messages.
-  const char* device_kind() const;
+  const char* device_kind() const { return on_host() ? "CPU" : "GPU"; }
 
   // UNIMPLEMENTED "op 'x': no CPU kernel for <parts>" (GPU on a GPU): the graph is valid, we
   // lack the kernel.

@@ -11,6 +11,7 @@ void register_builtin_kernels(KernelTable& t) {
   register_linalg_kernels(t);
   register_conv_kernels(t);
   register_alias_kernels(t);
+  register_layout_kernels(t);
   register_shape_kernels(t);
   register_indexing_kernels(t);
   register_quantized_kernels(t);

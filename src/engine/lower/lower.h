@@ -1,6 +1,9 @@
 // Registration of the built-in CPU kernels, one function per family (see engine/lowering.h).
 #pragma once
 
+#include <cstdint>
+#include <span>
+
 namespace maxc {
 
 class KernelTable;
@@ -13,6 +16,13 @@ void register_builtin_kernels(KernelTable& t);
 void register_alias_kernels(KernelTable& t);
 // Output 0 is input 0's bytes; INTERNAL unless their element counts and dtypes agree.
 Lowered lower_alias(const LowerContext& ctx);
+// permute transpose broadcast_to tile: strided copies (lower_strided_copy), on every device.
+void register_layout_kernels(KernelTable& t);
+// A copy of input 0 into output 0 whose element i (row-major over `dims`) is read at
+// src_offset + sum(index_d * src_strides[d]) elements into the input; an alias when that is
+// the identity. On the plan's device: the one kernel the layout lowerings need.
+Lowered lower_strided_copy(const LowerContext& ctx, std::span<const int64_t> dims, std::span<const int64_t> src_strides,
+                           int64_t src_offset);
 
 void register_elementwise_kernels(KernelTable& t);    // unary, binary, comparison, logical, where, clamp, cast, fused_elementwise
 void register_reduction_kernels(KernelTable& t);      // sum mean max min argmax argmin cumsum top_k argsort

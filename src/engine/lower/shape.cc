@@ -37,16 +37,8 @@ std::optional<Dims> constant_ints(const LowerContext& ctx, size_t i) {
   return values;
 }
 
-// A strided copy of input 0 into output 0, whose dims (or a finer split of them, as tile
-// uses) are `dims`; an alias when the plan turns out to be the identity (a permutation of
-// size-1 axes, a full slice, a broadcast to the same shape).
 Lowered strided(const LowerContext& ctx, const Dims& dims, const Dims& src_strides, int64_t src_offset = 0) {
-  const int32_t w = element_bytes(ctx, ctx.inputs[0].dtype);
-  cpu::StridedCopy plan = cpu::plan_strided_copy(w, dims, src_strides, src_offset);
-  if (plan.kind == cpu::StridedCopy::Kind::kContiguous && plan.src_offset == 0 &&
-      plan.num_elements == ctx.inputs[0].num_elements())
-    return lower_alias(ctx);
-  return {[plan = std::move(plan)](const KernelArgs& a) { cpu::strided_copy(plan, a.inputs[0], a.outputs[0]); }};
+  return lower_strided_copy(ctx, dims, src_strides, src_offset);
 }
 
 // ---- permute, transpose, broadcast_to, tile ------------------------------------------------------
@@ -241,11 +233,14 @@ Lowered lower_shape_to_tensor(const LowerContext& ctx) {
 
 }  // namespace
 
-void register_shape_kernels(KernelTable& t) {
+void register_layout_kernels(KernelTable& t) {
   t.add("permute", lower_permute);
   t.add("transpose", lower_transpose);
   t.add("broadcast_to", lower_broadcast_to);
   t.add("tile", lower_tile);
+}
+
+void register_shape_kernels(KernelTable& t) {
   t.add("concat", lower_concat);
   t.add("stack", lower_stack);
   t.add("split", lower_split);

@@ -10,7 +10,7 @@ void register_gpu_kernels(KernelTable& t) {
   register_gpu_reduction_kernels(t);
   register_gpu_linalg_kernels(t);
   register_alias_kernels(t);
-  register_gpu_shape_kernels(t);
+  register_layout_kernels(t);
 }
 
 }  // namespace maxc

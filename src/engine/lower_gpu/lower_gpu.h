@@ -4,6 +4,9 @@
 // closure that only packs arguments and launches on the call's stream.
 #pragma once
 
+#include <cstdint>
+#include <span>
+
 namespace maxc {
 
 class KernelTable;
@@ -16,9 +19,11 @@ void register_gpu_elementwise_kernels(KernelTable& t);    // every elementwise o
 void register_gpu_normalization_kernels(KernelTable& t);  // softmax logsoftmax layer_norm rms_norm
 void register_gpu_reduction_kernels(KernelTable& t);      // sum mean
 void register_gpu_linalg_kernels(KernelTable& t);         // matmul fused_matmul
-void register_gpu_shape_kernels(KernelTable& t);          // permute transpose (aliases: lower/alias.cc)
 
 // The one-input max and min (reductions), which the elementwise family hands over.
 Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);
+// lower_strided_copy (engine/lower/lower.h) on a GPU.
+Lowered lower_gpu_strided_copy(const LowerContext& ctx, std::span<const int64_t> dims,
+                               std::span<const int64_t> src_strides, int64_t src_offset);
 
 }  // namespace maxc
