@@ -25,6 +25,10 @@ std::unique_ptr<Workspace> WorkspacePool::acquire() {
   Ref<Device> device = device_;
   w->arena = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [device](uint8_t* q) { device->deallocate(q); });
   if (device_->cuda()) w->stream = std::make_unique<cuda::CudaStream>(*device_->cuda());
+  if (error_words_ > 0) {
+    void* words = device_->allocate(error_words_ * sizeof(int32_t), /*zero=*/false);
+    w->error_words = std::shared_ptr<int32_t>(static_cast<int32_t*>(words), [device](int32_t* q) { device->deallocate(q); });
+  }
   return w;
 }
 
@@ -128,7 +132,13 @@ class PlanBuilder {
     }
     inplace_.push_back(lowered.inplace_input);
     scratch_.push_back(lowered.scratch_bytes);
-    plan_->steps.push_back(Step{std::move(lowered.run), node.inputs, node.outputs, -1, node.op});
+    plan_->steps.push_back(
+        Step{std::move(lowered.run), node.inputs, node.outputs, -1, node.op, -1, 0, std::move(lowered.error)});
+    if (!plan_->steps.back().error.empty()) {
+      if (plan_->device->is_host())
+        fail(Code::kInternal, "op '", node.op, "': a CPU kernel asked for an error word; CPU kernels throw");
+      plan_->reports_errors = true;
+    }
     if (lowered.prepack.input >= 0) use_packed(plan_->steps.back(), weights, std::move(lowered.prepack));
   }
 
@@ -198,7 +208,8 @@ class PlanBuilder {
     const ArenaLayout layout = plan_arena(buffers);
     plan_->arena_bytes = layout.arena_bytes;
     plan_->intermediate_bytes = layout.total_bytes;
-    plan_->workspaces = std::make_unique<WorkspacePool>(layout.arena_bytes, plan_->device);
+    plan_->workspaces = std::make_unique<WorkspacePool>(layout.arena_bytes, plan_->device,
+                                                        plan_->reports_errors ? plan_->steps.size() : 0);
     for (ValueId v = 0; v < p_.types.size(); ++v)
       if (buffer_of[v] >= 0) plan_->homes[v] = {Home::Kind::kArena, 0, layout.offsets[buffer_of[v]]};
     for (ValueId v = 0; v < p_.types.size(); ++v)

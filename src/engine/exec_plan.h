@@ -33,6 +33,7 @@ struct Step {
   std::string op;               // for logs and profiles
   int32_t packed_input = -1;    // this input reads ExecPlan::prepacks[packed_slot] instead
   uint32_t packed_slot = 0;
+  std::string error;            // Lowered::error: the step has an error word when not empty
 };
 
 // A packed copy of weight `weight` that some step reads (see Prepack in lowering.h).
@@ -48,19 +49,22 @@ struct PrepackSlot {
 struct Workspace {
   std::shared_ptr<uint8_t> arena;
   std::unique_ptr<cuda::CudaStream> stream;  // null on the host
+  std::shared_ptr<int32_t> error_words;      // GPU: one per step, when a step reports errors
 };
 
 // Workspaces of one arena size on one device, handed to concurrent calls; a call that finds
 // none free makes one. A workspace comes back only once its call's work is done.
 class WorkspacePool {
  public:
-  WorkspacePool(uint64_t arena_bytes, Ref<Device> device) : bytes_(arena_bytes), device_(std::move(device)) {}
+  WorkspacePool(uint64_t arena_bytes, Ref<Device> device, size_t error_words)
+      : bytes_(arena_bytes), device_(std::move(device)), error_words_(error_words) {}
   std::unique_ptr<Workspace> acquire();
   void release(std::unique_ptr<Workspace> workspace);
 
  private:
   uint64_t bytes_;
   Ref<Device> device_;
+  size_t error_words_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Workspace>> free_;
 };
@@ -74,6 +78,7 @@ struct ExecPlan {
   // Output j is written in place by its producer when direct[j]; otherwise it is copied
   // from its value's home after the steps ran (an input, a weight, an alias, a repeat).
   std::vector<bool> direct_outputs;
+  bool reports_errors = false;  // some step has an error word (GPU only)
   uint64_t arena_bytes = 0;
   uint64_t intermediate_bytes = 0;  // the sum of the arena's buffers, were none shared
   std::unique_ptr<WorkspacePool> workspaces;

@@ -30,6 +30,7 @@ class WorkspaceLease {
     pool_.release(std::move(workspace_));
   }
   uint8_t* arena() const { return workspace_->arena.get(); }
+  int32_t* error_words() const { return workspace_->error_words.get(); }
   const cuda::CudaStream* stream() const { return workspace_->stream.get(); }
 
  private:
@@ -78,6 +79,14 @@ void run_traced(const Step& step, const KernelArgs& args, const ExecPlan& plan) 
   MAXC_LOG(kTrace, "step ", step.op, " ", shape, " ", us, " us");
 }
 
+// After the stream is done: the first step whose kernel set its error word fails the call.
+void check_error_words(const ExecPlan& plan, const int32_t* words) {
+  std::vector<int32_t> host(plan.steps.size());
+  plan.device->cuda()->copy_to_host(host.data(), words, host.size() * sizeof(int32_t));
+  for (size_t k = 0; k < host.size(); ++k)
+    if (host[k] != 0) fail(Code::kInvalidArgument, "op '", plan.steps[k].op, "': ", plan.steps[k].error);
+}
+
 }  // namespace
 
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
@@ -85,16 +94,21 @@ std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const 
   WorkspaceLease workspace(*plan.workspaces);
   uint8_t* arena = workspace.arena();
   cpu::size_team(args.num_threads);
+  int32_t* error_words = plan.reports_errors ? workspace.error_words() : nullptr;
+  if (error_words)
+    plan.device->cuda()->fill_zero(error_words, plan.steps.size() * sizeof(int32_t), workspace.stream());
   std::vector<void*> in_ptrs, out_ptrs;
-  for (const Step& step : plan.steps) {
+  for (size_t k = 0; k < plan.steps.size(); ++k) {
+    const Step& step = plan.steps[k];
     in_ptrs.clear();
     out_ptrs.clear();
     for (ValueId v : step.inputs) in_ptrs.push_back(address(plan.homes[v], args, arena, outputs));
     for (ValueId v : step.outputs) out_ptrs.push_back(address(plan.homes[v], args, arena, outputs));
     if (step.packed_input >= 0) in_ptrs[step.packed_input] = const_cast<void*>(args.packed[step.packed_slot]);
     void* scratch = step.scratch_offset >= 0 ? arena + step.scratch_offset : nullptr;
+    int32_t* error_word = error_words && !step.error.empty() ? error_words + k : nullptr;
     const KernelArgs kernel_args{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch,
-                                 workspace.stream()};
+                                 workspace.stream(), error_word};
     if (log_enabled(LogLevel::kTrace)) {
       run_traced(step, kernel_args, plan);
     } else {
@@ -108,6 +122,7 @@ std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const 
     copy_bytes(*plan.device, outputs[j]->data(), src, outputs[j]->byte_size(), workspace.stream());
   }
   if (workspace.stream()) workspace.stream()->synchronize();
+  if (error_words) check_error_words(plan, error_words);
   return outputs;
 }
 

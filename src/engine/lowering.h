@@ -54,6 +54,10 @@ struct KernelArgs {
   void* const* outputs;
   void* scratch;
   const cuda::CudaStream* stream = nullptr;  // null on the host
+  // GPU: a word of device memory, zero at launch, that a kernel sets to nonzero when it finds
+  // bad data (an index out of range); the call then fails with the step's Lowered::error
+  // once its stream is done. Null on the host, and for steps that report nothing.
+  int32_t* error_word = nullptr;
 };
 
 // A kernel may throw maxc::Error once its work is done, on the calling thread (never from
@@ -122,6 +126,9 @@ struct Lowered {
   // runs and no memory is planned for it.
   bool alias = false;
   Prepack prepack = {};
+  // GPU kernels that report bad data through KernelArgs::error_word: what the error says
+  // ("3 index values ... are out of range"), after "op 'x': ". Empty: the kernel reports nothing.
+  std::string error = {};
 
   static Lowered alias_of_input() { return {{}, 0, -1, true, {}}; }
 };

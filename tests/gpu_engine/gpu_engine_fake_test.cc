@@ -219,6 +219,42 @@ TEST_F(GpuEngineOnFake, PatternsWhoseFusedOpTheGpuLacksStayUnfused) {
   EXPECT_NE(fake().launches[1].find("layer_norm"), std::string::npos) << fake().launches[1];
 }
 
+// gather's kernel reports a bad index through the step's error word: the call fails naming
+// the op once its stream is done, and the next call with good indices runs.
+TEST_F(GpuEngineOnFake, GatherIndexOutOfRangeFailsTheCallNamingTheOp) {
+  Graph g("embedding");
+  ValueId table = g.add_weight("table", f32_on_gpu({4, 2}));
+  ValueId ids = g.add_input("ids", TensorType{DType::kInt64, {3}, DeviceRef::gpu(0)});
+  Attrs attrs;
+  attrs.set("axis", int64_t{0});
+  g.set_outputs({{"y", g.add_op("gather", {table, ids}, attrs)[0]}});
+  fake().on_launch = [&](const std::string& name, void** args) {
+    ASSERT_NE(name.find("gather"), std::string::npos) << name;
+    const auto* x = arg<const float*>(args, 0);
+    const auto* idx = arg<const int64_t*>(args, 1);
+    auto* y = arg<float*>(args, 2);
+    const auto axis_size = arg<int64_t>(args, 4), inner = arg<int64_t>(args, 5), count = arg<int64_t>(args, 6);
+    auto* bad = arg<int32_t*>(args, 7);
+    ASSERT_TRUE(in_device_memory(bad));
+    for (int64_t k = 0; k < count; ++k)
+      for (int64_t i = 0; i < inner; ++i) {
+        const bool ok = idx[k] >= 0 && idx[k] < axis_size;
+        y[k * inner + i] = ok ? x[idx[k] * inner + i] : 0.0f;
+        if (!ok) *bad = 1;
+      }
+  };
+  Ref<Model> model = compile(g, {{"table", host_tensor({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31})}});
+  auto ids_tensor = [&](std::vector<int64_t> v) {
+    auto t = Tensor::create(Device::cpu(), DType::kInt64, {3});
+    std::memcpy(t->data(), v.data(), 3 * sizeof(int64_t));
+    return t->copy(gpu_);
+  };
+  EXPECT_MAXC_ERROR(model->execute(std::vector<Ref<Tensor>>{ids_tensor({0, 9, 1})}), Code::kInvalidArgument,
+                    "op 'gather': index values of 'indices' are out of range");
+  std::vector<float> y = values_of(*model->execute(std::vector<Ref<Tensor>>{ids_tensor({3, 0, 2})})[0]);
+  EXPECT_EQ(y, (std::vector<float>{30, 31, 0, 1, 20, 21}));
+}
+
 // relu(x @ w + b) is one fused matmul launch: the tiled kernel with Relu in its epilogue, the
 // bias one value per column.
 TEST_F(GpuEngineOnFake, DenseLayerIsOneMatmulLaunchWithItsEpilogue) {

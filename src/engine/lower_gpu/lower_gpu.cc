@@ -9,6 +9,7 @@ void register_gpu_kernels(KernelTable& t) {
   register_gpu_normalization_kernels(t);
   register_gpu_reduction_kernels(t);
   register_gpu_linalg_kernels(t);
+  register_gpu_indexing_kernels(t);
   register_alias_kernels(t);
   register_layout_kernels(t);
 }

@@ -19,6 +19,7 @@ void register_gpu_elementwise_kernels(KernelTable& t);    // every elementwise o
 void register_gpu_normalization_kernels(KernelTable& t);  // softmax logsoftmax layer_norm rms_norm
 void register_gpu_reduction_kernels(KernelTable& t);      // sum mean
 void register_gpu_linalg_kernels(KernelTable& t);         // matmul fused_matmul
+void register_gpu_indexing_kernels(KernelTable& t);       // gather
 
 // The one-input max and min (reductions), which the elementwise family hands over.
 Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);
