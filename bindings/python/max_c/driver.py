@@ -271,6 +271,15 @@ def _dims_array(shape):
     return (c_int64 * max(len(dims), 1))(*dims), len(dims)
 
 
+_KDLCUDA = 2
+
+
+def _dlpack_device_type(array):
+    """The producer's DLPack device type, or None when it does not say."""
+    device = getattr(array, "__dlpack_device__", None)
+    return int(device()[0]) if device is not None else None
+
+
 class Tensor(_Handle):
     """A tensor on a device (MAX's driver.Tensor).
 
@@ -325,7 +334,10 @@ class Tensor(_Handle):
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this tensor's memory: "dltensor_versioned" when
-        max_version >= (1, 0), else the unversioned "dltensor"."""
+        max_version >= (1, 0), else the unversioned "dltensor".
+
+        `stream` (the consumer's, per the DLPack spec) needs no wait: a tensor's values are
+        final when the call that made it returns (execute and copies wait for their streams)."""
         h = self._h
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"cannot export a tensor on {self.__dlpack_device__()} to "
@@ -376,12 +388,17 @@ class Tensor(_Handle):
         if isinstance(array, np.ndarray) and _is_ml_dtype(array.dtype):
             # numpy exports no ml_dtypes array (bfloat16, float8) through DLPack: borrow it.
             return cls.from_numpy(array.copy() if copy else array)
+        kwargs = {}
+        if _dlpack_device_type(array) == _KDLCUDA:
+            # The producer orders its work before the legacy default stream (DLPack's stream
+            # 1), which every stream of ours waits for: the memory is ready when we read it.
+            kwargs["stream"] = 1
         try:
-            cap = array.__dlpack__(max_version=DLPACK_VERSION, copy=copy)
+            cap = array.__dlpack__(max_version=DLPACK_VERSION, copy=copy, **kwargs)
         except TypeError:
             if copy:
                 raise
-            cap = array.__dlpack__()
+            cap = array.__dlpack__(**kwargs)
         out = c_void_p()
         if _pyapi.PyCapsule_IsValid(cap, _NAME_VERSIONED):
             ptr = _pyapi.PyCapsule_GetPointer(cap, _NAME_VERSIONED)

@@ -201,6 +201,30 @@ def test_dlpack_read_only():
     assert not t.to_numpy().flags.writeable
 
 
+class _Producer:
+    """A DLPack producer on `device_type` that records the keywords it is asked with."""
+
+    def __init__(self, array, device_type):
+        self.array, self.device_type, self.asked = array, device_type, None
+
+    def __dlpack_device__(self):
+        return (self.device_type, 0)
+
+    def __dlpack__(self, **kw):
+        self.asked = kw
+        return self.array.__dlpack__()
+
+
+def test_dlpack_import_orders_a_cuda_producer_before_the_legacy_stream():
+    a = np.arange(3, dtype=np.float32)
+    cuda = _Producer(a, 2)
+    Tensor.from_dlpack(cuda)
+    assert cuda.asked.get("stream") == 1  # DLPack's legacy default stream, which ours wait for
+    cpu = _Producer(a, 1)
+    Tensor.from_dlpack(cpu)
+    assert "stream" not in cpu.asked
+
+
 def test_dlpack_failure_leaves_capsule_unconsumed():
     class Bad:
         def __dlpack__(self, **kw):
