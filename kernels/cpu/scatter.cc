@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/copy.h"
 #include "kernels/cpu/gather_index.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/reduce_element.h"
 
 namespace maxc::cpu {
 namespace {
@@ -24,9 +26,9 @@ void copy_input(const void* input, void* output, int64_t bytes) {
 // output with the axis coordinate left out; the index adds it. Positions that differ off the
 // axis never collide, so threads split the axes before `axis` and each keeps the order
 // along it.
-template <typename W, typename T>
+template <typename W, typename T, typename Combine>
 int64_t scatter_typed(const W* upd, const T* idx, W* out, std::span<const int64_t> in_dims,
-                      std::span<const int64_t> upd_dims, int64_t axis) {
+                      std::span<const int64_t> upd_dims, int64_t axis, Combine combine) {
   const size_t rank = in_dims.size();
   const std::vector<int64_t> out_strides = dense_strides(in_dims);
   int64_t outer = 1, block = 1;
@@ -61,7 +63,7 @@ int64_t scatter_typed(const W* upd, const T* idx, W* out, std::span<const int64_
           ++local_bad;
           continue;
         }
-        out[base + i * axis_stride + q_off] = upd[p];
+        combine(out[base + i * axis_stride + q_off], upd[p]);
       }
     }
     if (local_bad) bad += local_bad;
@@ -69,9 +71,11 @@ int64_t scatter_typed(const W* upd, const T* idx, W* out, std::span<const int64_
   return bad.load();
 }
 
-template <typename T>
+// `write(dst, src, bytes)` puts one update's share of a slice in place. The shares are whole
+// elements: kChunk is a multiple of every element width.
+template <typename T, typename Write>
 int64_t scatter_nd_typed(const uint8_t* upd, const T* idx, uint8_t* out, std::span<const int64_t> dims, int64_t count,
-                         int64_t slice) {
+                         int64_t slice, Write write) {
   const size_t k = dims.size();
   std::vector<int64_t> strides(k, 1);  // in slices
   for (size_t j = k; j-- > 1;) strides[j - 1] = strides[j] * dims[j];
@@ -96,11 +100,91 @@ int64_t scatter_nd_typed(const uint8_t* upd, const T* idx, uint8_t* out, std::sp
         ++local_bad;
         continue;
       }
-      std::memcpy(out + pos * slice + lo, upd + n * slice + lo, static_cast<size_t>(hi - lo));
+      write(out + pos * slice + lo, upd + n * slice + lo, hi - lo);
     }
     if (begin == 0) bad += local_bad;  // every share meets the same bad tuples; count them once
   });
   return bad.load();
+}
+
+// ---- how an update meets the element it lands on ----
+
+struct Assign {
+  template <typename W>
+  MAXC_KERNEL_INLINE void operator()(W& out, const W& upd) const {
+    out = upd;
+  }
+};
+
+// Integers through their unsigned type: wrapping, never signed overflow.
+template <typename C>
+MAXC_KERNEL_INLINE C wrapping_add(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+
+template <typename C>
+MAXC_KERNEL_INLINE C wrapping_mul(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  } else {
+    return a * b;
+  }
+}
+
+template <ScatterReduction R, typename C>
+MAXC_KERNEL_INLINE C reduce(C a, C b) {
+  if constexpr (R == ScatterReduction::kAdd) {
+    return wrapping_add(a, b);
+  } else if constexpr (R == ScatterReduction::kMul) {
+    return wrapping_mul(a, b);
+  } else {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    if constexpr (R == ScatterReduction::kMax) return a < b ? b : a;
+    else return b < a ? b : a;
+  }
+}
+
+template <typename E, ScatterReduction R>
+struct Reduce {
+  MAXC_KERNEL_INLINE void operator()(E& out, const E& upd) const { out = store<E>(reduce<R>(load(out), load(upd))); }
+};
+
+struct CopyBytes {
+  void operator()(uint8_t* dst, const uint8_t* src, int64_t bytes) const {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+  }
+};
+
+template <typename E, typename Combine>
+struct CombineBytes {
+  Combine combine;
+  void operator()(uint8_t* dst, const uint8_t* src, int64_t bytes) const {
+    E* d = reinterpret_cast<E*>(dst);
+    const E* s = reinterpret_cast<const E*>(src);
+    for (int64_t i = 0, n = bytes / static_cast<int64_t>(sizeof(E)); i < n; ++i) combine(d[i], s[i]);
+  }
+};
+
+// Calls fn(E{}, combine) with the element type a reduction over `dtype` works on.
+template <typename Fn>
+void with_reduction(ScatterReduction r, DType dtype, Fn&& fn) {
+  visit_dtype<DTypeSet::kNumeric>(dtype, [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    switch (r) {
+      case ScatterReduction::kAdd: return fn(E{}, Reduce<E, ScatterReduction::kAdd>{});
+      case ScatterReduction::kMul: return fn(E{}, Reduce<E, ScatterReduction::kMul>{});
+      case ScatterReduction::kMax: return fn(E{}, Reduce<E, ScatterReduction::kMax>{});
+      case ScatterReduction::kMin: return fn(E{}, Reduce<E, ScatterReduction::kMin>{});
+      case ScatterReduction::kNone: return;
+    }
+  });
 }
 
 template <typename Fn>
@@ -115,37 +199,54 @@ void with_width(int32_t elem_bytes, Fn&& fn) {
 
 }  // namespace
 
+bool scatter_reduction_supports(DType dtype) {
+  return visit_dtype<DTypeSet::kNumeric>(dtype, [](auto) {});
+}
+
 int64_t scatter(const void* input, const void* updates, const void* indices, DType index_type, void* output,
-                int32_t elem_bytes, std::span<const int64_t> in_dims, std::span<const int64_t> upd_dims, int64_t axis) {
+                int32_t elem_bytes, std::span<const int64_t> in_dims, std::span<const int64_t> upd_dims, int64_t axis,
+                ScatterReduction reduction, DType dtype) {
   int64_t elements = 1, num_updates = 1;
   for (int64_t d : in_dims) elements *= d;
   for (int64_t d : upd_dims) num_updates *= d;
   copy_input(input, output, elements * elem_bytes);
   if (num_updates == 0) return 0;
   int64_t bad = 0;
-  with_width(elem_bytes, [&](auto w) {
+  auto run = [&](auto w, auto combine) {
     using W = decltype(w);
     with_index_type(index_type, [&](auto t) {
       using T = decltype(t);
       bad = scatter_typed(static_cast<const W*>(updates), static_cast<const T*>(indices), static_cast<W*>(output),
-                          in_dims, upd_dims, axis);
+                          in_dims, upd_dims, axis, combine);
     });
-  });
+  };
+  if (reduction == ScatterReduction::kNone) with_width(elem_bytes, [&](auto w) { run(w, Assign{}); });
+  else with_reduction(reduction, dtype, run);
   return bad;
 }
 
 int64_t scatter_nd(const void* input, const void* updates, const void* indices, DType index_type, void* output,
-                   std::span<const int64_t> indexed_dims, int64_t count, int64_t slice_bytes) {
+                   std::span<const int64_t> indexed_dims, int64_t count, int64_t slice_bytes,
+                   ScatterReduction reduction, DType dtype) {
   int64_t slices = 1;
   for (int64_t d : indexed_dims) slices *= d;
   copy_input(input, output, slices * slice_bytes);
   if (count == 0 || slice_bytes == 0) return 0;
   int64_t bad = 0;
-  with_index_type(index_type, [&](auto t) {
-    using T = decltype(t);
-    bad = scatter_nd_typed(static_cast<const uint8_t*>(updates), static_cast<const T*>(indices),
-                           static_cast<uint8_t*>(output), indexed_dims, count, slice_bytes);
-  });
+  auto run = [&](auto write) {
+    with_index_type(index_type, [&](auto t) {
+      using T = decltype(t);
+      bad = scatter_nd_typed(static_cast<const uint8_t*>(updates), static_cast<const T*>(indices),
+                             static_cast<uint8_t*>(output), indexed_dims, count, slice_bytes, write);
+    });
+  };
+  if (reduction == ScatterReduction::kNone) {
+    run(CopyBytes{});
+  } else {
+    with_reduction(reduction, dtype, [&](auto e, auto combine) {
+      run(CombineBytes<decltype(e), decltype(combine)>{combine});
+    });
+  }
   return bad;
 }
 

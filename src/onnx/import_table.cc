@@ -21,7 +21,11 @@ const ImportTable& import_table() {
     register_einsum_importers(t);
     register_resize_importers(t);
     register_quantize_importers(t);
+    register_bitwise_importers(t);
     register_normalization_importers(t);
+    register_sequence_mixer_importers(t);
+    register_scan_scatter_importers(t);
+    register_sampling_importers(t);
     return t;
   }();
   return table;

@@ -93,12 +93,14 @@ class GraphImporter {
 
   void import_node(const ImportTable& table, const NodeProto& node, size_t index) {
     NodeContext ctx(node, index, opset_, values_, graph_);
-    if (!is_default_domain(node.domain))
+    // Operators of other domains are in the table as "<domain>.<op_type>".
+    const std::string key = is_default_domain(node.domain) ? node.op_type : node.domain + "." + node.op_type;
+    if (!is_default_domain(node.domain) && !table.count(key))
       fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": operator domain '", node.domain,
-           "' is not supported (only the default ONNX domain)");
+           "' is not supported (for operator '", node.op_type, "')");
     if (opset_ == 0)
       fail(Code::kInvalidArgument, "onnx: ", ctx.label(), ": the model imports no opset of the default domain");
-    auto it = table.find(node.op_type);
+    auto it = table.find(key);
     if (it == table.end())
       fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": operator '", node.op_type, "' is not supported");
     for (const AttributeProto& a : node.attributes)

@@ -106,6 +106,8 @@ class NodeContext {
 ValueId softmax_in_type(NodeContext& c, ValueId x, int64_t axis);  // ops_nn.cc
 // Conv of NCHW x by an FCRS filter under the node's Conv attributes (Conv, ConvInteger, QLinearConv).
 ValueId conv_from_attrs(NodeContext& c, ValueId x, ValueId filter, std::optional<ValueId> bias);  // ops_nn.cc
+// int64 [0, n); n may be symbolic (then a range read from the shape at run time).
+ValueId arange(NodeContext& c, const Dim& n);  // ops_scan_scatter.cc
 
 using ImportFn = std::function<void(NodeContext&)>;
 using ImportTable = std::map<std::string, ImportFn, std::less<>>;
@@ -127,6 +129,10 @@ void register_einsum_importers(ImportTable& t);
 void register_resize_importers(ImportTable& t);
 void register_quantize_importers(ImportTable& t);
 void register_normalization_importers(ImportTable& t);
+void register_bitwise_importers(ImportTable& t);
+void register_sequence_mixer_importers(ImportTable& t);
+void register_scan_scatter_importers(ImportTable& t);
+void register_sampling_importers(ImportTable& t);
 
 const ImportTable& import_table();
 

@@ -162,19 +162,28 @@ void import_slice(NodeContext& c) {
 
 // ---- Scatter ----
 
-void check_no_reduction(NodeContext& c) {
+// ONNX's reduction names are our scatter ops' (which apply updates in order, so repeated
+// indices accumulate). The CPU kernels reduce floats, int32 and int64 only.
+Attrs scatter_attrs(NodeContext& c) {
   std::string red = c.attr_string("reduction", "none");
-  if (red != "none") c.unsupported("reduction \"", red, "\" (only \"none\")");
+  if (red != "none" && red != "add" && red != "mul" && red != "max" && red != "min")
+    c.invalid("reduction \"", red, "\" is not one of none, add, mul, max, min");
+  DType dt = c.dtype(0);
+  bool reducible = dt == DType::kFloat32 || dt == DType::kFloat64 || dtype_is_half(dt) || dt == DType::kInt32 ||
+                   dt == DType::kInt64;
+  if (red != "none" && !reducible)
+    c.unsupported("reduction \"", red, "\" on ", dtype_name(dt), " data (only floats, int32 and int64)");
+  return {{"reduction", red}};
 }
 
 void import_scatter_elements(NodeContext& c) {
-  check_no_reduction(c);
-  c.set_output(0, c.op("scatter", {c.input(0), c.input(2), c.input(1)}, {{"axis", c.attr_int("axis", 0)}}));
+  Attrs attrs = scatter_attrs(c);
+  attrs.set("axis", c.attr_int("axis", 0));
+  c.set_output(0, c.op("scatter", {c.input(0), c.input(2), c.input(1)}, attrs));
 }
 
 void import_scatter_nd(NodeContext& c) {
-  check_no_reduction(c);
-  c.set_output(0, c.op("scatter_nd", {c.input(0), c.input(2), c.input(1)}));
+  c.set_output(0, c.op("scatter_nd", {c.input(0), c.input(2), c.input(1)}, scatter_attrs(c)));
 }
 
 // ---- OneHot: where(indices == range(depth), on, off) along `axis` ----

@@ -53,9 +53,7 @@ void import_top_k(NodeContext& c) {
 
 // Trilu keeps j - i >= k (upper) or j - i <= k (lower); band_part keeps
 // (i - j <= num_lower) && (j - i <= num_upper), or the complement with exclude.
-void import_trilu(NodeContext& c) {
-  int64_t k = c.has_input(1) ? static_cast<int64_t>(c.known_scalar(1, "k")) : 0;
-  bool upper = c.attr_int("upper", 1) != 0;
+void trilu_by_band(NodeContext& c, int64_t k, bool upper) {
   Attrs attrs;
   if (upper) {
     if (k <= 0) attrs.set("num_lower", -k);
@@ -65,6 +63,29 @@ void import_trilu(NodeContext& c) {
     else attrs = Attrs{{"num_lower", -k - 1}, {"exclude", true}};
   }
   c.set_output(0, c.op("band_part", {c.input(0)}, attrs));
+}
+
+// A k known only at run time cannot be a band_part attribute: the kept positions are a
+// mask of j - i against k, broadcast over the batch.
+void trilu_by_mask(NodeContext& c, bool upper) {
+  if (c.rank(0) < 2) c.invalid("input must have rank >= 2, got ", c.rank(0));
+  const std::vector<Dim>& d = c.type(0).dims;
+  Dim m = d[d.size() - 2], n = d.back();
+  ValueId diff = c.op("sub", {c.reshape(arange(c, n), {Dim(1), n}), c.reshape(arange(c, m), {m, Dim(1)})});
+  ValueId k = c.reshape(c.cast(c.input(1), DType::kInt64), {});
+  ValueId keep = c.op(upper ? "greater_equal" : "less_equal", {diff, k});
+  ValueId x = c.input(0);
+  DType dt = c.dtype(0);
+  if (dt == DType::kBool) return c.set_output(0, c.op("logical_and", {x, keep}));
+  c.set_output(0, c.op("where", {keep, x, c.scalar(dt, 0)}));
+}
+
+void import_trilu(NodeContext& c) {
+  bool upper = c.attr_int("upper", 1) != 0;
+  if (!c.has_input(1)) return trilu_by_band(c, 0, upper);
+  const KnownValue* k = c.known(1);
+  if (k && k->doubles()) return trilu_by_band(c, static_cast<int64_t>(c.known_scalar(1, "k")), upper);
+  trilu_by_mask(c, upper);
 }
 
 }  // namespace

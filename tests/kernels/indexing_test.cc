@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -131,6 +132,73 @@ TEST(ScatterNd, LargeSlicesSplitAcrossThreadsKeepOrder) {
     ASSERT_EQ(y[width + i], 2.0f);
     ASSERT_EQ(y[3 * width + i], 3.0f);
     ASSERT_EQ(y[i], 0.0f);
+  }
+}
+
+// ---- scatter reductions: repeated indices combine in update order ----
+
+TEST(ScatterReduction, ElementsAccumulateOverRepeatedIndices) {
+  // input [2, 3]; updates/indices [2, 3] along axis 1: row 0 hits column 1 three times,
+  // row 1 column 2 twice.
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6}, upd = {3, -2, 0.5f, 10, 7, -1};
+  const std::vector<int32_t> idx = {1, 1, -2, 2, 0, 2};
+  const Dims in = {2, 3}, ud = {2, 3};
+  auto run = [&](cpu::ScatterReduction r) {
+    std::vector<float> y(6);
+    EXPECT_EQ(cpu::scatter(x.data(), upd.data(), idx.data(), DType::kInt32, y.data(), 4, in, ud, 1, r, DType::kFloat32),
+              0);
+    return y;
+  };
+  EXPECT_EQ(run(cpu::ScatterReduction::kAdd), (std::vector<float>{1, 3.5f, 3, 11, 5, 15}));
+  EXPECT_EQ(run(cpu::ScatterReduction::kMul), (std::vector<float>{1, -6, 3, 28, 5, -60}));
+  EXPECT_EQ(run(cpu::ScatterReduction::kMax), (std::vector<float>{1, 3, 3, 7, 5, 10}));
+  EXPECT_EQ(run(cpu::ScatterReduction::kMin), (std::vector<float>{1, -2, 3, 4, 5, -1}));
+  EXPECT_EQ(run(cpu::ScatterReduction::kNone), (std::vector<float>{1, 0.5f, 3, 7, 5, -1}));
+}
+
+TEST(ScatterReduction, IntegersWrapHalfFloatsRoundAndNanPropagates) {
+  const Dims one = {1}, two = {2};
+  const std::vector<int64_t> twice = {0, 0};
+  const std::vector<int32_t> big = {INT32_MAX}, ones = {1, 1};
+  std::vector<int32_t> wrapped(1);
+  cpu::scatter(big.data(), ones.data(), twice.data(), DType::kInt64, wrapped.data(), 4, one, two, 0,
+               cpu::ScatterReduction::kAdd, DType::kInt32);
+  EXPECT_EQ(wrapped[0], INT32_MIN + 1);
+  const std::vector<int64_t> huge = {INT64_MAX}, factor = {2, 1};
+  std::vector<int64_t> product(1);
+  cpu::scatter(huge.data(), factor.data(), twice.data(), DType::kInt64, product.data(), 8, one, two, 0,
+               cpu::ScatterReduction::kMul, DType::kInt64);
+  EXPECT_EQ(product[0], -2);
+  // float16: 2048 + 1 rounds back to 2048 after each update, as numpy's float16 does.
+  const std::vector<uint16_t> h = {cpu::float_to_f16(2048)}, hu = {cpu::float_to_f16(1), cpu::float_to_f16(1)};
+  std::vector<uint16_t> hy(1);
+  cpu::scatter(h.data(), hu.data(), twice.data(), DType::kInt64, hy.data(), 2, one, two, 0,
+               cpu::ScatterReduction::kAdd, DType::kFloat16);
+  EXPECT_EQ(cpu::f16_to_float(hy[0]), 2048.0f);
+  const std::vector<double> d = {1}, du = {std::nan(""), 5};
+  std::vector<double> dy(1);
+  cpu::scatter_nd(d.data(), du.data(), twice.data(), DType::kInt64, dy.data(), one, 2, 8, cpu::ScatterReduction::kMax,
+                  DType::kFloat64);
+  EXPECT_TRUE(std::isnan(dy[0]));
+  EXPECT_TRUE(cpu::scatter_reduction_supports(DType::kBFloat16));
+  EXPECT_FALSE(cpu::scatter_reduction_supports(DType::kInt8));
+}
+
+TEST(ScatterReduction, NdSlicesSplitAcrossThreadsAccumulate) {
+  const int64_t rows = 3, width = 50000;
+  std::vector<float> x(static_cast<size_t>(rows * width), 1.0f), upd(static_cast<size_t>(4 * width));
+  for (int64_t n = 0; n < 4; ++n)
+    for (int64_t i = 0; i < width; ++i) upd[n * width + i] = static_cast<float>(n + 1);
+  const std::vector<int64_t> idx = {2, 0, 2, 2};
+  std::vector<float> y(x.size());
+  const Dims d = {rows};
+  EXPECT_EQ(cpu::scatter_nd(x.data(), upd.data(), idx.data(), DType::kInt64, y.data(), d, 4, width * 4,
+                            cpu::ScatterReduction::kAdd, DType::kFloat32),
+            0);
+  for (int64_t i = 0; i < width; ++i) {
+    ASSERT_EQ(y[i], 3.0f);
+    ASSERT_EQ(y[width + i], 1.0f);
+    ASSERT_EQ(y[2 * width + i], 1.0f + 1 + 3 + 4);
   }
 }
 
@@ -288,6 +356,26 @@ TEST(IndexingLowering, ConstantIndicesAreChecked) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("index 7"), std::string::npos) << e.what();
+  }
+}
+
+TEST(IndexingLowering, ScatterNdReductionRunsAndRefusesNarrowIntegers) {
+  auto s = make("scatter_nd", {{"reduction", std::string("mul")}},
+                {f32({3}), f32({3}), Shape{DType::kInt64, {3, 1}}}, {f32({3})});
+  const std::vector<float> x = {1, 2, 3}, upd = {4, 5, -1};
+  const std::vector<int64_t> idx = {1, 1, 0};
+  std::vector<float> y(3);
+  const void* ins[] = {x.data(), upd.data(), idx.data()};
+  void* outs[] = {y.data()};
+  s.lower().run(KernelArgs{ins, outs, nullptr});
+  EXPECT_EQ(y, (std::vector<float>{-1, 40, 3}));
+  const Shape i8{DType::kInt8, {3}};
+  try {
+    make("scatter_nd", {{"reduction", std::string("add")}}, {i8, i8, Shape{DType::kInt64, {3, 1}}}, {i8}).lower();
+    FAIL() << "lowered an int8 reduction";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kUnimplemented);
+    EXPECT_NE(std::string(e.what()).find("int8"), std::string::npos) << e.what();
   }
 }
 

@@ -209,6 +209,21 @@ Lowered lower_gather_nd(const LowerContext& ctx) {
 
 // ---- scatter, scatter_nd ---------------------------------------------------------------------
 
+// A graph built before the attribute existed has none: it overwrites.
+cpu::ScatterReduction scatter_reduction(const LowerContext& ctx) {
+  const std::string reduction = ctx.attrs().has("reduction") ? ctx.attr<std::string>("reduction") : "none";
+  if (reduction == "none") return cpu::ScatterReduction::kNone;
+  const DType dtype = ctx.inputs[0].dtype;
+  if (!cpu::scatter_reduction_supports(dtype))
+    ctx.unsupported("reduction \"", reduction, "\" on dtype ", dtype_name(dtype) ? dtype_name(dtype) : "invalid",
+                    " (only floats, int32 and int64)");
+  if (reduction == "add") return cpu::ScatterReduction::kAdd;
+  if (reduction == "mul") return cpu::ScatterReduction::kMul;
+  if (reduction == "max") return cpu::ScatterReduction::kMax;
+  if (reduction == "min") return cpu::ScatterReduction::kMin;
+  fail(Code::kInternal, ctx.op_label(), ": unknown reduction \"", reduction, "\"");
+}
+
 // Both write the updates over a copy of input 0, which the planner may make in place.
 Lowered lower_scatter(const LowerContext& ctx) {
   const Shape& in = ctx.inputs[0];
@@ -223,10 +238,12 @@ Lowered lower_scatter(const LowerContext& ctx) {
   check_constant_indices(ctx, 2, "indices", {in.dims[static_cast<size_t>(axis)]});
   const int32_t w = element_bytes(ctx, in.dtype);
   const int64_t axis_dim = in.dims[static_cast<size_t>(axis)];
+  const cpu::ScatterReduction reduction = scatter_reduction(ctx);
+  const DType dtype = in.dtype;
   Lowered l{[=, in_dims = in.dims, upd_dims = upd.dims](const KernelArgs& a) {
-    refuse_bad_indices(
-        cpu::scatter(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], w, in_dims, upd_dims, axis),
-        "scatter", {axis_dim});
+    refuse_bad_indices(cpu::scatter(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], w, in_dims,
+                                    upd_dims, axis, reduction, dtype),
+                       "scatter", {axis_dim});
   }};
   l.inplace_input = 0;
   return l;
@@ -241,10 +258,12 @@ Lowered lower_scatter_nd(const LowerContext& ctx) {
   check_constant_indices(ctx, 2, "indices", indexed);
   const int64_t count = product(idx.dims, 0, idx.dims.size() - 1);
   const int64_t slice = product(in.dims, k, in.dims.size()) * element_bytes(ctx, in.dtype);
+  const cpu::ScatterReduction reduction = scatter_reduction(ctx);
+  const DType dtype = in.dtype;
   Lowered l{[=](const KernelArgs& a) {
-    refuse_bad_indices(
-        cpu::scatter_nd(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], indexed, count, slice),
-        "scatter_nd", indexed);
+    refuse_bad_indices(cpu::scatter_nd(a.inputs[0], a.inputs[1], a.inputs[2], index_type, a.outputs[0], indexed, count,
+                                       slice, reduction, dtype),
+                       "scatter_nd", indexed);
   }};
   l.inplace_input = 0;
   return l;

@@ -165,7 +165,12 @@ std::vector<TensorType> infer_gather_nd(const InferContext& ctx) {
 
 // ---- scatter, scatter_nd ---------------------------------------------------------------------
 
+// reduction: how an update meets the element it lands on (ONNX's attribute): "none"
+// overwrites, "add", "mul", "max" and "min" combine, so repeated indices accumulate.
 void check_scatter_operands(const InferContext& ctx) {
+  const std::string& reduction = ctx.attr<std::string>("reduction");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+    ctx.fail("attribute 'reduction' is \"", reduction, "\"; expected \"none\", \"add\", \"mul\", \"max\" or \"min\"");
   require_dtype(ctx, 2, DTypeClass::kInteger);
   if (ctx.input(1).dtype != ctx.input(0).dtype)
     ctx.fail(ctx.input_label(1), " has dtype ", dtype_name(ctx.input(1).dtype), " but ", ctx.input_label(0), " has ",
@@ -227,9 +232,13 @@ void register_indexing_ops(OpRegistry& r) {
                  .infer = infer_gather_nd});
   r.add(OpSchema{.name = "scatter",
                  .inputs = {{"input"}, {"updates"}, {"indices"}},
-                 .attrs = {AttrSpec::with_default("axis", int64_t{-1})},
+                 .attrs = {AttrSpec::with_default("axis", int64_t{-1}),
+                           AttrSpec::with_default("reduction", std::string("none"))},
                  .infer = infer_scatter});
-  r.add(OpSchema{.name = "scatter_nd", .inputs = {{"input"}, {"updates"}, {"indices"}}, .infer = infer_scatter_nd});
+  r.add(OpSchema{.name = "scatter_nd",
+                 .inputs = {{"input"}, {"updates"}, {"indices"}},
+                 .attrs = {AttrSpec::with_default("reduction", std::string("none"))},
+                 .infer = infer_scatter_nd});
 }
 
 }  // namespace maxc
