@@ -6,7 +6,6 @@
 //
 // max and min are registered here for both forms: with two inputs they are elementwise,
 // with one they are reductions and go to lower_reduce_max_min (reduction.cc).
-#include <map>
 #include <memory>
 #include <optional>
 
@@ -21,8 +20,6 @@
 namespace maxc {
 namespace {
 
-using cpu::ElemCompute;
-using cpu::ElemOp;
 using cpu::ElemProgram;
 using cpu::ElemProgramSpec;
 

@@ -1,7 +1,7 @@
 // Lowerings of the shape and layout ops (inventory §5.11); the aliases among them are in
-// alias.cc. The rest are data movement over opaque
-// 1/2/4/8-byte elements, so every dtype of those widths is supported; most are one strided
-// copy (kernels/cpu/copy.h), planned here once per concrete shape.
+// alias.cc. The rest are data movement over opaque 1/2/4/8-byte elements, so every dtype of
+// those widths is supported. The layout ops (register_layout_kernels) are one strided copy
+// each, through lower_strided_copy, and serve every device; the others are the CPU's.
 #include <bit>
 #include <cmath>
 #include <cstring>
