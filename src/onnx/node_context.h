@@ -108,6 +108,9 @@ ValueId softmax_in_type(NodeContext& c, ValueId x, int64_t axis);  // ops_nn.cc
 ValueId conv_from_attrs(NodeContext& c, ValueId x, ValueId filter, std::optional<ValueId> bias);  // ops_nn.cc
 // int64 [0, n); n may be symbolic (then a range read from the shape at run time).
 ValueId arange(NodeContext& c, const Dim& n);  // ops_scan_scatter.cc
+// along(axis) for the axis that input 1 names, known at import or only at run time (then
+// the scan along every axis of input 0, the named one picked by where).
+ValueId scan_along_named_axis(NodeContext& c, const std::function<ValueId(size_t axis)>& along);  // ops_scan_scatter.cc
 
 using ImportFn = std::function<void(NodeContext&)>;
 using ImportTable = std::map<std::string, ImportFn, std::less<>>;

@@ -29,11 +29,11 @@ void import_gemm(NodeContext& c) {
 }
 
 void import_cumsum(NodeContext& c) {
-  int64_t axis = c.axis(static_cast<int64_t>(c.known_scalar(1, "axis")), c.rank(0));
-  c.set_output(0, c.op("cumsum", {c.input(0)},
-                       {{"axis", axis},
-                        {"exclusive", c.attr_int("exclusive", 0) != 0},
-                        {"reverse", c.attr_int("reverse", 0) != 0}}));
+  const bool exclusive = c.attr_int("exclusive", 0) != 0, reverse = c.attr_int("reverse", 0) != 0;
+  c.set_output(0, scan_along_named_axis(c, [&](size_t axis) {
+                 return c.op("cumsum", {c.input(0)},
+                             {{"axis", static_cast<int64_t>(axis)}, {"exclusive", exclusive}, {"reverse", reverse}});
+               }));
 }
 
 // TopK: our top_k gives the largest, sorted; the smallest are the largest of -x.

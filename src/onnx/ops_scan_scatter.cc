@@ -73,27 +73,34 @@ ValueId cum_prod_along(NodeContext& c, ValueId x, size_t axis, bool exclusive, b
   return x;
 }
 
+}  // namespace
+
 // An axis known only at run time: the scan along every axis, the one it names picked by
 // where (each has x's shape). A rank-1 x has one axis to name.
-void import_cum_prod(NodeContext& c) {
+ValueId scan_along_named_axis(NodeContext& c, const std::function<ValueId(size_t axis)>& along) {
   int64_t r = c.rank(0);
   if (r == 0) c.invalid("x must have rank >= 1");
-  bool exclusive = c.attr_int("exclusive", 0) != 0, reverse = c.attr_int("reverse", 0) != 0;
   const KnownValue* k = c.known(1);
-  if (k && k->doubles()) {
-    size_t axis = static_cast<size_t>(c.axis(static_cast<int64_t>(c.known_scalar(1, "axis")), r));
-    return c.set_output(0, cum_prod_along(c, c.input(0), axis, exclusive, reverse));
-  }
+  if (k && k->doubles()) return along(static_cast<size_t>(c.axis(static_cast<int64_t>(c.known_scalar(1, "axis")), r)));
   size_t last = static_cast<size_t>(r - 1);
-  ValueId y = cum_prod_along(c, c.input(0), last, exclusive, reverse);
-  if (r == 1) return c.set_output(0, y);
+  ValueId y = along(last);
+  if (r == 1) return y;
   ValueId a = c.reshape(c.cast(c.input(1), DType::kInt64), {});
   a = c.op("where", {c.op("less", {a, c.scalar(DType::kInt64, 0)}), c.op("add", {a, c.scalar(DType::kInt64, r)}), a});
   for (size_t i = last; i-- > 0;) {
     ValueId hit = c.op("equal", {a, c.scalar(DType::kInt64, static_cast<double>(i))});
-    y = c.op("where", {hit, cum_prod_along(c, c.input(0), i, exclusive, reverse), y});
+    y = c.op("where", {hit, along(i), y});
   }
-  c.set_output(0, y);
+  return y;
+}
+
+namespace {
+
+void import_cum_prod(NodeContext& c) {
+  bool exclusive = c.attr_int("exclusive", 0) != 0, reverse = c.attr_int("reverse", 0) != 0;
+  c.set_output(0, scan_along_named_axis(c, [&](size_t axis) {
+                 return cum_prod_along(c, c.input(0), axis, exclusive, reverse);
+               }));
 }
 
 // ---- ReverseSequence ----
