@@ -11,12 +11,6 @@
 namespace maxc::onnx::testing {
 namespace {
 
-void expect_unimplemented_naming(const std::string& bytes, const std::vector<std::string>& mentions) {
-  Error e = import_error(bytes);
-  EXPECT_EQ(e.code(), Code::kUnimplemented) << e.what();
-  for (const std::string& m : mentions) EXPECT_NE(std::string(e.what()).find(m), std::string::npos) << e.what();
-}
-
 // Two groups of two channels, one element each: each group normalizes to [-1, 1] (up to eps).
 TEST(OnnxNormalizationImport, GroupNormalizationPerChannelAffine) {
   GraphSpec g;

@@ -55,4 +55,15 @@ inline Error import_error(const std::string& bytes, const std::string& dir = "")
   return Error(Code::kOk, "");
 }
 
+// Importing `bytes` is UNIMPLEMENTED and the message mentions each of `mentions` (the node's
+// label, what it lacks).
+inline void expect_unimplemented_naming(const std::string& bytes, const std::vector<std::string>& mentions) {
+  Error e = import_error(bytes);
+  EXPECT_EQ(e.code(), Code::kUnimplemented) << e.what();
+  for (const std::string& m : mentions) EXPECT_NE(std::string(e.what()).find(m), std::string::npos) << e.what();
+}
+inline void expect_unimplemented_naming(const std::string& bytes, const std::string& node, const std::string& what) {
+  expect_unimplemented_naming(bytes, std::vector<std::string>{node, what});
+}
+
 }  // namespace maxc::onnx::testing

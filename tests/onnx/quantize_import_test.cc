@@ -29,12 +29,6 @@ Msg tensor_u8(const std::string& name, const std::vector<int64_t>& dims, const s
   return tensor_raw(name, kUInt8, dims, raw_of(v.data(), v.size()));
 }
 
-void expect_unimplemented_naming(const std::string& bytes, const std::vector<std::string>& mentions) {
-  Error e = import_error(bytes);
-  EXPECT_EQ(e.code(), Code::kUnimplemented) << e.what();
-  for (const std::string& m : mentions) EXPECT_NE(std::string(e.what()).find(m), std::string::npos) << e.what();
-}
-
 // Per-axis: each of the 2 channels has its own scale and zero point; 2.5 and -2.5 show the
 // rounding half to even, 1000 and -1000 the saturation.
 TEST(OnnxQuantizeImport, QuantizeLinearPerAxisRoundsHalfToEvenAndSaturates) {

@@ -29,13 +29,6 @@ int64_t count(const Shape& s) {
 
 std::vector<DimSpec> spec(const Shape& s) { return {s.begin(), s.end()}; }
 
-void expect_unimplemented_naming(const std::string& bytes, const std::string& node_label, const std::string& what) {
-  Error e = import_error(bytes);
-  EXPECT_EQ(e.code(), Code::kUnimplemented) << e.what();
-  EXPECT_NE(std::string(e.what()).find(node_label), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-}
-
 // ---- a GridSample reference, one output point at a time ----
 
 struct Sampling {

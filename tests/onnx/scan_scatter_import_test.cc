@@ -22,13 +22,6 @@ Ref<Tensor> i64_tensor(std::vector<int64_t> dims, const Ints& v) {
   return t;
 }
 
-void expect_unimplemented_naming(const std::string& model_bytes, const std::string& node, const std::string& what) {
-  Error e = import_error(model_bytes);
-  EXPECT_EQ(e.code(), Code::kUnimplemented) << e.what();
-  EXPECT_NE(std::string(e.what()).find(node), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-}
-
 // ---- CumProd ----
 
 // The products along the rows of a [rows, n] matrix, one at a time.
