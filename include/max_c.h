@@ -148,7 +148,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 3
+#define MAX_ABI_VERSION_MINOR 4
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -691,6 +691,9 @@ typedef struct max_compile_options_t {
   /* Plans kept per compiled model for distinct concrete input shapes (least recently used
    * goes first); at least 1. */
   int64_t plan_cache_capacity;
+  /* ABI 1.4. 1: an input on another device than the model's is copied to it on each call
+   * (a host array fed to a GPU model); 0, the default: such an input is INVALID_ARGUMENT. */
+  int32_t copy_inputs_to_device;
 } max_compile_options_t;
 
 /* Fills the first struct_size bytes of *options with defaults (fusion and folding on, a
@@ -886,6 +889,44 @@ MAX_API max_status_t* max_model_create_from_weights(max_compiled_model_t* compil
  * All-or-nothing; calls already running finish with the old weights. Thread-safe. */
 MAX_API max_status_t* max_model_reload_from_weights(max_model_t* model,
                                                     const max_weights_t* weights);
+
+/* ==== Device graphs (ABI 1.4): capture once, replay many times ============================
+ *
+ * MAX's Model.capture / replay / debug_verify_replay. A capture runs the model once, as
+ * max_model_execute does, and records the run under a key the caller picks; a replay runs
+ * the recording again. On a GPU the recording is a CUDA graph: one launch replaces the
+ * run's many, which is what makes small-batch inference fast. Every address in it is fixed,
+ * so the capture's outputs are the replay's too: each replay rewrites, in place, the tensors
+ * max_model_capture returned (copy them out to keep a result). On the CPU a replay runs the
+ * captured plan into those same tensors, so one program serves both devices.
+ *
+ * `graph_keys` has one key per device the model runs on: one. A key is any value; capturing
+ * under a key that holds a graph replaces it. A graph keeps the weights it was captured with
+ * (a max_model_reload applies to later captures). Graphs live as long as the model.
+ *
+ * Thread-safety: all three are thread-safe; replays of one key take turns, and so must the
+ * caller's reads of that key's outputs. */
+
+/* Runs the model on `inputs` (checked as max_model_execute checks them) and records the run
+ * under graph_keys[0]. Returns the outputs in a new list; its tensors are shared with the
+ * graph. FAILED_PRECONDITION when the model's work cannot be recorded (an op that waits on
+ * the host mid-run); INVALID_ARGUMENT for num_keys other than 1. */
+MAX_API max_status_t* max_model_capture(max_model_t* model, const uint64_t* graph_keys, size_t num_keys,
+                                        max_tensor_t* const* inputs, size_t num_inputs,
+                                        max_tensor_list_t** out_outputs);
+/* Runs the graph of graph_keys[0] on `inputs`, which must have the dtypes and shapes it was
+ * captured with (INVALID_ARGUMENT names the difference), rewriting the capture's outputs, and
+ * returns when they hold their values. FAILED_PRECONDITION when nothing is captured under
+ * the key. */
+MAX_API max_status_t* max_model_replay(max_model_t* model, const uint64_t* graph_keys, size_t num_keys,
+                                       max_tensor_t* const* inputs, size_t num_inputs);
+/* Runs the model eagerly on `inputs` (new outputs, discarded) and checks that it launches
+ * the kernels the graph of graph_keys[0] recorded, in order and with the same launch shapes:
+ * FAILED_PRECONDITION names the first difference, or that nothing is captured under the key.
+ * A debugging aid: a graph that passes replays what execute would run. */
+MAX_API max_status_t* max_model_debug_verify_replay(max_model_t* model, const uint64_t* graph_keys,
+                                                    size_t num_keys, max_tensor_t* const* inputs,
+                                                    size_t num_inputs);
 
 #ifdef __cplusplus
 } /* extern "C" */

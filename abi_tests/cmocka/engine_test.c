@@ -1,6 +1,6 @@
 /* The engine through the ABI, as a C program uses it: compile a graph, bind weights, execute
  * (by position and by name), read the signature, reload weights, survive bad inputs, and
- * serve many threads at once. The model throughout:
+ * serve many threads at once, capture and replay. The model throughout:
  *
  *   y = relu(x @ w + b) * 2        x: float32 [batch, 4], w: weight [4, 3], b: weight [3]
  *   s = x + x                      a second output that reads the input alone
@@ -356,12 +356,57 @@ static void concurrent_executes(void** state) {
   assert_int_equal(bad, 0);
 }
 
+/* Reads y (output 0) of `outs` and checks it against the reference for `x`. */
+static void check_y(max_tensor_list_t* outs, const float* x, int64_t rows) {
+  float want[8 * OUT], got[8 * OUT];
+  max_tensor_t* y = NULL;
+  int64_t i;
+  reference(x, rows, g_w, g_b, want);
+  EXPECT_OK(max_tensor_list_get(outs, 0, &y));
+  EXPECT_OK(max_tensor_to_host(y, got, (size_t)rows * OUT * sizeof(float)));
+  for (i = 0; i < rows * OUT; ++i)
+    if (fabsf(got[i] - want[i]) > 1e-5f) fail_msg("y[%d] = %g, expected %g", (int)i, got[i], want[i]);
+  max_tensor_release(y);
+}
+
+/* ABI 1.4: a capture's outputs are rewritten in place by every replay of its key. */
+static void capture_and_replay(void** state) {
+  float a[2 * IN], b[2 * IN];
+  const int64_t dims[2] = {2, IN}, wide_dims[2] = {3, IN};
+  const uint64_t key = 42, keys2[2] = {42, 42};
+  max_tensor_t *in_a, *in_b, *wide;
+  max_tensor_list_t* outs = NULL;
+  int64_t i;
+  (void)state;
+  input_rows(2, a);
+  for (i = 0; i < 2 * IN; ++i) b[i] = -a[i] + 0.5f;
+  in_a = f32(dims, 2, a);
+  in_b = f32(dims, 2, b);
+  wide = f32(wide_dims, 2, b);
+  EXPECT_STATUS(max_model_replay(g_model, &key, 1, &in_a, 1), MAX_STATUS_FAILED_PRECONDITION, "graph key 42");
+  EXPECT_INVALID(max_model_capture(g_model, keys2, 2, &in_a, 1, &outs), "graph_keys has 2 keys");
+  EXPECT_INVALID(max_model_capture(g_model, NULL, 1, &in_a, 1, &outs), "graph_keys is NULL");
+  EXPECT_OK(max_model_capture(g_model, &key, 1, &in_a, 1, &outs));
+  check_y(outs, a, 2);
+  EXPECT_OK(max_model_replay(g_model, &key, 1, &in_b, 1));
+  check_y(outs, b, 2);
+  EXPECT_OK(max_model_debug_verify_replay(g_model, &key, 1, &in_b, 1));
+  EXPECT_INVALID(max_model_replay(g_model, &key, 1, &wide, 1), "batch=3", "batch=2");
+  check_y(outs, b, 2); /* a refused replay leaves the outputs as they were */
+  max_tensor_list_release(outs);
+  EXPECT_OK(max_model_replay(g_model, &key, 1, &in_a, 1)); /* the graph holds its own outputs */
+  max_tensor_release(in_a);
+  max_tensor_release(in_b);
+  max_tensor_release(wide);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(symbolic_batch),       cmocka_unit_test(signature),
       cmocka_unit_test(execute_by_name),      cmocka_unit_test(bad_inputs_leave_the_model_usable),
       cmocka_unit_test(symbols_must_agree),   cmocka_unit_test(weights_are_checked),
       cmocka_unit_test(reload_weights),       cmocka_unit_test(concurrent_executes),
+      cmocka_unit_test(capture_and_replay),
   };
   return cmocka_run_group_tests_name("engine", tests, setup, teardown);
 }

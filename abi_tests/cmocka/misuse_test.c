@@ -1641,6 +1641,59 @@ MISUSE(max_model_reload_from_weights) {
   max_weights_release(w);
 }
 
+/* ---- 1.4: device graphs ---- */
+
+/* The checks the three graph calls share: NULL and wrong handles, NULL arrays with counts, the
+ * key count, inputs as execute checks them. `call` runs one of them on (model, keys, n_keys,
+ * inputs, n_inputs). */
+#define GRAPH_MISUSE(call)                                                                     \
+  do {                                                                                         \
+    const uint64_t keys[2] = {5, 5};                                                           \
+    max_tensor_t* inputs[2] = {g_tensor, g_tensor};                                            \
+    max_tensor_t* wrong[1] = {AS(max_tensor_t, g_buffer)};                                     \
+    EXPECT_BAD(call(NULL, keys, 1, inputs, 1), "model is NULL");                               \
+    EXPECT_BAD(call(AS(max_model_t, g_tensor), keys, 1, inputs, 1), "not a model handle");     \
+    EXPECT_BAD(call(g_model, NULL, 1, inputs, 1), "graph_keys is NULL");                       \
+    EXPECT_BAD(call(g_model, keys, 2, inputs, 1), "graph_keys has 2 keys");                    \
+    EXPECT_BAD(call(g_model, keys, 0, inputs, 1), "graph_keys has 0 keys");                    \
+    EXPECT_BAD(call(g_model, keys, 1, NULL, 1), "inputs is NULL");                             \
+    EXPECT_BAD(call(g_model, keys, 1, wrong, 1), "inputs[0] is not a tensor handle");          \
+  } while (0)
+
+static max_status_t* capture_call(max_model_t* m, const uint64_t* keys, size_t n_keys, max_tensor_t* const* inputs,
+                                  size_t n_inputs) {
+  max_tensor_list_t* out = NULL;
+  max_status_t* s = max_model_capture(m, keys, n_keys, inputs, n_inputs, &out);
+  if (out) max_tensor_list_release(out);
+  return s;
+}
+
+MISUSE(max_model_capture) {
+  max_tensor_list_t* out = SENTINEL_PTR;
+  const uint64_t key = 5;
+  max_tensor_t* inputs[2] = {g_tensor, g_tensor};
+  GRAPH_MISUSE(capture_call);
+  EXPECT_BAD(max_model_capture(g_model, &key, 1, inputs, 1, NULL), "out_outputs is NULL");
+  EXPECT_BAD(max_model_capture(g_model, &key, 1, inputs, 2, &out), "takes 1 input(s) (x) but got 2");
+  assert_null(out);
+}
+
+MISUSE(max_model_replay) {
+  const uint64_t key = 987654321;
+  max_tensor_t* inputs[1] = {g_tensor};
+  GRAPH_MISUSE(max_model_replay);
+  EXPECT_STATUS(max_model_replay(g_model, &key, 1, inputs, 1), MAX_STATUS_FAILED_PRECONDITION, fn,
+                "nothing is captured under graph key 987654321");
+}
+
+MISUSE(max_model_debug_verify_replay) {
+  const uint64_t key = 987654321;
+  max_tensor_t* inputs[1] = {g_tensor};
+  GRAPH_MISUSE(max_model_debug_verify_replay);
+  EXPECT_STATUS(max_model_debug_verify_replay(g_model, &key, 1, inputs, 1), MAX_STATUS_FAILED_PRECONDITION, fn,
+                "nothing is captured under graph key 987654321");
+}
+
 /* ======================================================================================
  * The table, and the check that it covers every exported function
  * ====================================================================================== */
@@ -1703,6 +1756,8 @@ static const struct CMUnitTest kMisuseTests[] = {
     T(max_weights_add_tensor), T(max_weights_count), T(max_weights_name), T(max_weights_info),
     T(max_weights_tensor), T(max_weights_save_gguf), T(max_tensor_quantize),
     T(max_model_create_from_weights), T(max_model_reload_from_weights),
+    /* 1.4: device graphs */
+    T(max_model_capture), T(max_model_replay), T(max_model_debug_verify_replay),
 };
 #undef T
 #define N_MISUSE_TESTS (sizeof kMisuseTests / sizeof kMisuseTests[0])

@@ -47,9 +47,9 @@ EXPECT_EQ(MAX_ABI_VERSION, ((uint32_t)MAX_ABI_VERSION_MAJOR << 16) | (uint32_t)M
 EXPECT_EQ(MAX_ABI_VERSION_MINOR, 0);
 EXPECT_EQ(MAX_ABI_VERSION, 0x00010000u);
 #else
-/* Today's header: 1.3 (weights). Bump this line, on purpose, with the next minor. */
-EXPECT_EQ(MAX_ABI_VERSION_MINOR, 3);
-EXPECT_EQ(MAX_ABI_VERSION, 0x00010003u);
+/* Today's header: 1.4 (device graphs, copy_inputs_to_device). Bump this line, on purpose, with the next minor. */
+EXPECT_EQ(MAX_ABI_VERSION_MINOR, 4);
+EXPECT_EQ(MAX_ABI_VERSION, 0x00010004u);
 #endif
 EXPECT_EQ(DLPACK_MAJOR_VERSION, 1);
 EXPECT_EQ(DLPACK_MINOR_VERSION, 1);
@@ -247,7 +247,8 @@ FIELD(max_compile_options_t, enable_fusion, 8, 4);
 FIELD(max_compile_options_t, enable_constant_folding, 12, 4);
 FIELD(max_compile_options_t, fold_limit_bytes, 16, 8);
 FIELD(max_compile_options_t, plan_cache_capacity, 24, 8);
-EXPECT_EQ(sizeof(max_compile_options_t), 32);
+FIELD(max_compile_options_t, copy_inputs_to_device, 32, 4); /* 1.4 */
+EXPECT_EQ(sizeof(max_compile_options_t), 40);
 #endif
 
 #endif /* other targets: the values above are checked, the layouts are not pinned */

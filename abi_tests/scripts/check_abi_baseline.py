@@ -18,7 +18,13 @@ only for some breaks. So the report is parsed, and the check FAILS (exit 1) on a
   * a library without DWARF (no function declarations in the dump: build with -g, e.g.
     RelWithDebInfo, which is the default build type).
 
-It PASSES on pure additions (new functions, new variables, new symbols), printing them.
+It PASSES on pure additions (new functions, new variables, new symbols), printing them,
+and on a field appended to an options struct: a struct whose first member is
+`size_t struct_size` (DESIGN §2) may grow at its end within a major version, since callers
+built against the shorter struct pass the shorter size. abidiff reports that as a changed
+function per function that reaches the struct; a changed function whose every change is
+such a growth (new size, members inserted at or past the old size, nothing else) counts as
+an addition instead.
 Exit 2 means the tools could not run. Changes abidiff itself classes as harmless (and
 counts as "filtered out") are shown but do not fail: an enumerator appended to an enum,
 say, is allowed within a major version.
@@ -100,9 +106,71 @@ def dump(abidw, library, headers_dir, out_path):
     return text
 
 
-def classify(report, rc):
-    """Returns (breaks, additions, notes) found in an abidiff report."""
+CHANGED_FUNCTION = re.compile(r"^\s*\[C\] 'function ")
+ANY_ENTRY = re.compile(r"^\s*\[[ACD]\] |^\S")
+GROWTH_LINES = [
+    re.compile(r"^parameter \d+ of type '.*' has sub-type changes:$"),
+    re.compile(r"^return type changed:$"),
+    re.compile(r"^in pointed to type '(?:typedef|const) .*':$"),
+    re.compile(r"^(?:underlying type|in unqualified underlying type) '.*' changed:$"),
+    re.compile(r"^\d+ data member insertions?:$"),
+]
+STRUCT_CHANGED = re.compile(r"^underlying type 'struct (\w+)' changed:$")
+SIZE_CHANGED = re.compile(r"^type size changed from (\d+) to (\d+) \(in bits\)$")
+MEMBER_AT = re.compile(r"^'.*', at offset (\d+) \(in bits\)$")
+
+
+def options_structs(header_text):
+    """The structs of the public header whose first member is size_t struct_size."""
+    return set(re.findall(r"struct (\w+) \{\s*size_t struct_size;", header_text))
+
+
+def is_options_growth(block, growable):
+    """Whether one changed function's report block is only appended options-struct fields."""
+    struct, old_size, grew = None, None, False
+    for line in (raw.strip() for raw in block[1:]):
+        if not line:
+            continue
+        m = STRUCT_CHANGED.match(line)
+        if m:
+            struct = m.group(1)
+            continue
+        m = SIZE_CHANGED.match(line)
+        if m:
+            old_size = int(m.group(1))
+            if int(m.group(2)) <= old_size:
+                return False
+            continue
+        m = MEMBER_AT.match(line)
+        if m:
+            if old_size is None or int(m.group(1)) < old_size:
+                return False
+            grew = True
+            continue
+        if not any(p.match(line) for p in GROWTH_LINES):
+            return False
+    return grew and struct in growable
+
+
+def count_options_growth(report, growable):
+    """How many changed functions in the report only see options structs grow."""
+    blocks, current = [], None
+    for line in report.splitlines():
+        if CHANGED_FUNCTION.match(line):
+            current = [line]
+            blocks.append(current)
+        elif ANY_ENTRY.match(line):
+            current = None
+        elif current is not None:
+            current.append(line)
+    return sum(is_options_growth(b, growable) for b in blocks)
+
+
+def classify(report, rc, growable=frozenset()):
+    """Returns (breaks, additions, notes) found in an abidiff report. `growable` names the
+    options structs that may grow at their end (options_structs of the header)."""
     breaks, additions, notes = [], [], []
+    grown = count_options_growth(report, growable)
     seen_summary = False
     for line in report.splitlines():
         m = SUMMARY.match(line)
@@ -112,6 +180,9 @@ def classify(report, rc):
             removed, changed, added = int(removed), int(changed), int(added)
             if removed:
                 breaks.append(f"{removed} {what.lower()} removed")
+            if what == "Functions" and grown:
+                changed -= grown
+                additions.append(f"{grown} function(s) whose options struct grew at its end")
             if changed:
                 breaks.append(f"{changed} {what.lower()} changed")
             if added:
@@ -183,7 +254,9 @@ def main():
         have_baseline = os.path.exists(args.baseline)
         if have_baseline:
             rc, report = compare(args, args.baseline, current)
-            breaks, additions, notes = classify(report, rc)
+            with open(os.path.join(args.headers_dir, "max_c.h"), encoding="utf-8") as f:
+                growable = options_structs(f.read())
+            breaks, additions, notes = classify(report, rc, growable)
         elif args.write_baseline:
             rc, report, breaks, additions, notes = 0, "", [], ["a first baseline"], []
         else:

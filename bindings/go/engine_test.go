@@ -424,3 +424,235 @@ func near(got, want []float32) bool {
 	}
 	return true
 }
+
+// ---- capture and replay (MAX's device graphs; on the CPU, the captured plan) ----------------
+
+func TestEngineReplayRewritesTheCapturedOutputs(t *testing.T) {
+	w := newMLPWeights(31)
+	m := newMLPModel(t, w, nil)
+	defer m.Close()
+	a, at := batchOf(t, 3, 4)
+	b, bt := batchOf(t, 3, 5)
+	out, err := m.Capture([]uint64{11}, at)
+	must(t, err)
+	if len(out) != 1 {
+		t.Fatalf("%d outputs", len(out))
+	}
+	shape, err := out[0].Shape()
+	must(t, err)
+	if !equal(shape, []int64{3, mlpHidden}) {
+		t.Fatalf("shape %v", shape)
+	}
+	read := func() []float32 {
+		t.Helper()
+		v, err := out[0].Float32s()
+		must(t, err)
+		return v
+	}
+	assertClose(t, read(), w.reference(a))
+	if err := executeSame(m, at, read()); err != nil {
+		t.Fatalf("capture differs from execute: %v", err)
+	}
+
+	// The same tensor, rewritten in place: no new outputs come back.
+	must(t, m.Replay([]uint64{11}, bt))
+	assertClose(t, read(), w.reference(b))
+	must(t, m.DebugVerifyReplay([]uint64{11}, bt))
+	assertClose(t, read(), w.reference(b)) // verifying leaves the outputs be
+	must(t, m.Replay([]uint64{11}, at))
+	assertClose(t, read(), w.reference(a))
+	back, err := at.Float32s()
+	must(t, err)
+	assertClose(t, back, a) // inputs are only read
+
+	// Any uint64 is a key.
+	top, err := m.Capture([]uint64{math.MaxUint64}, at)
+	must(t, err)
+	must(t, m.Replay([]uint64{math.MaxUint64}, bt))
+	v, err := top[0].Float32s()
+	must(t, err)
+	assertClose(t, v, w.reference(b))
+
+	// Capturing again under a key replaces its graph: new outputs; the old keep their values.
+	kept := read()
+	_, ct := batchOf(t, 3, 6)
+	again, err := m.Capture([]uint64{11}, ct)
+	must(t, err)
+	must(t, m.Replay([]uint64{11}, bt))
+	v, err = again[0].Float32s()
+	must(t, err)
+	assertClose(t, v, w.reference(b))
+	assertClose(t, read(), kept)
+	if fmt.Sprint(kept) == fmt.Sprint(v) {
+		t.Fatal("the replay did not change the new outputs")
+	}
+	// Closing the outputs is fine: the graph holds its own reference.
+	out[0].Close()
+	again[0].Close()
+	must(t, m.Replay([]uint64{11}, at))
+}
+
+func TestEngineGraphCallsCheckKeysAndInputs(t *testing.T) {
+	w := newMLPWeights(32)
+	m := newMLPModel(t, w, nil)
+	x, xt := batchOf(t, 2, 7)
+
+	// One key per device, and the model runs on one.
+	for _, keys := range [][]uint64{{1, 1}, {1, 2}, {}, nil} {
+		_, err := m.Capture(keys, xt)
+		if e := asError(t, err); e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "one device") ||
+			!errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("%v: %v", keys, e)
+		}
+		if e := asError(t, m.Replay(keys, xt)); e.Code != CodeInvalidArgument {
+			t.Fatalf("%v: %v", keys, e)
+		}
+	}
+
+	// Nothing captured under the key: FAILED_PRECONDITION naming it.
+	err := m.Replay([]uint64{12345}, xt)
+	if e := asError(t, err); !errors.Is(err, ErrFailedPrecondition) ||
+		!strings.Contains(e.Message, "nothing is captured under graph key 12345") {
+		t.Fatal(e)
+	}
+	err = m.DebugVerifyReplay([]uint64{12345}, xt)
+	if e := asError(t, err); e.Code != CodeFailedPrecondition || !strings.Contains(e.Message, "nothing is captured") ||
+		!strings.Contains(e.Message, "12345") {
+		t.Fatal(e)
+	}
+	if e := asError(t, m.Replay([]uint64{math.MaxUint64}, xt)); !strings.Contains(e.Message, "18446744073709551615") {
+		t.Fatalf("the key is printed unsigned: %v", e)
+	}
+
+	// Bad inputs to Capture are Execute's errors, and record nothing.
+	f64, err := Zeros(Float64, []int64{2, 4})
+	must(t, err)
+	closed, err := Zeros(Float32, []int64{2, 4})
+	must(t, err)
+	closed.Close()
+	_, err = m.Capture([]uint64{12}, f64)
+	if e := asError(t, err); e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "float64") {
+		t.Fatal(e)
+	}
+	_, err = m.Capture([]uint64{12})
+	if e := asError(t, err); e.Code != CodeInvalidArgument {
+		t.Fatal(e)
+	}
+	_, err = m.Capture([]uint64{12}, nil)
+	if e := asError(t, err); e.Code != CodeFailedPrecondition || !strings.Contains(e.Message, "input 0") {
+		t.Fatal(e)
+	}
+	if e := asError(t, m.Replay([]uint64{12}, closed)); !strings.Contains(e.Message, "input 0") {
+		t.Fatal(e)
+	}
+	if err := m.Replay([]uint64{12}, xt); !errors.Is(err, ErrFailedPrecondition) {
+		t.Fatalf("a failed capture recorded a graph: %v", err)
+	}
+
+	// Replays need the captured shapes; a refused one leaves the outputs as they were.
+	out, err := m.Capture([]uint64{12}, xt)
+	must(t, err)
+	before, err := out[0].Float32s()
+	must(t, err)
+	assertClose(t, before, w.reference(x))
+	unchanged := func() {
+		t.Helper()
+		if err := sameValues(out[0], before); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, five := batchOf(t, 5, 8)
+	err = m.Replay([]uint64{12}, five)
+	if e := asError(t, err); e.Code != CodeInvalidArgument ||
+		!strings.Contains(e.Message, "batch=5 but graph key 12 was captured with batch=2") {
+		t.Fatal(e)
+	}
+	unchanged()
+	if e := asError(t, m.DebugVerifyReplay([]uint64{12}, five)); e.Code != CodeInvalidArgument {
+		t.Fatal(e)
+	}
+	if e := asError(t, m.Replay([]uint64{12}, f64)); e.Code != CodeInvalidArgument {
+		t.Fatal(e)
+	}
+	if e := asError(t, m.Replay([]uint64{12}, xt, xt)); e.Code != CodeInvalidArgument {
+		t.Fatal(e)
+	}
+	unchanged()
+	must(t, m.Replay([]uint64{12}, xt))
+	unchanged()
+	must(t, m.DebugVerifyReplay([]uint64{12}, xt))
+	y, yt := batchOf(t, 5, 9)
+	assertClose(t, run1(t, m, yt), w.reference(y)) // the model still executes any batch
+
+	// A closed model gives errors, never crashes.
+	must(t, m.Close())
+	if _, err := m.Capture([]uint64{12}, xt); !errors.Is(err, ErrFailedPrecondition) {
+		t.Fatal(err)
+	}
+	if err := m.Replay([]uint64{12}, xt); !errors.Is(err, ErrFailedPrecondition) || !strings.Contains(err.Error(), "closed") {
+		t.Fatal(err)
+	}
+	if err := m.DebugVerifyReplay([]uint64{12}, xt); !errors.Is(err, ErrFailedPrecondition) {
+		t.Fatal(err)
+	}
+	unchanged() // the outputs outlive the model handle
+}
+
+// sameValues checks that t holds exactly want.
+func sameValues(t *Tensor, want []float32) error {
+	got, err := t.Float32s()
+	if err != nil {
+		return err
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("values %v, want %v", got, want)
+	}
+	return nil
+}
+
+// Replays of one key from many goroutines, each replaying and reading under one mutex so no
+// read overlaps another goroutine's rewrite (the contract of the captured outputs).
+func TestEngineReplaysOfOneKeyFromManyGoroutines(t *testing.T) {
+	w := newMLPWeights(33)
+	m := newMLPModel(t, w, nil)
+	defer m.Close()
+	x0, x0t := batchOf(t, 4, 60)
+	out, err := m.Capture([]uint64{5}, x0t)
+	must(t, err)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		x, xt := batchOf(t, 4, 61+uint64(i))
+		want := w.reference(x)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < 50; r++ {
+				mu.Lock()
+				err := m.Replay([]uint64{5}, xt)
+				var got []float32
+				if err == nil {
+					got, err = out[0].Float32s()
+				}
+				mu.Unlock()
+				if err == nil && !near(got, want) {
+					err = fmt.Errorf("run %d: a result for another input", r)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	must(t, m.Replay([]uint64{5}, x0t))
+	v, err := out[0].Float32s()
+	must(t, err)
+	assertClose(t, v, w.reference(x0))
+}

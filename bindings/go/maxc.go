@@ -9,8 +9,9 @@
 // The engine: (*Context).Compile (or CompileFile, for MAXG and ONNX files) gives a
 // *CompiledModel, (*CompiledModel).NewModel binds weights by name (NewModelFromWeights from
 // a *Weights registry of safetensors and GGUF files), and (*Model).Execute runs it; all
-// three are safe for concurrent use. Errors are *Error values; errors.Is(err, ErrNotFound)
-// and friends test the code.
+// three are safe for concurrent use. (*Model).Capture records a run under a key and
+// (*Model).Replay reruns it (MAX's device graphs, ABI 1.4), rewriting the capture's outputs
+// in place. Errors are *Error values; errors.Is(err, ErrNotFound) and friends test the code.
 package maxc
 
 /*

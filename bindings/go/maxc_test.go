@@ -15,8 +15,9 @@ func TestABI(t *testing.T) {
 	if err := CheckABI(); err != nil {
 		t.Fatal(err)
 	}
-	// The binding calls the weights functions of ABI 1.3, so its header must have them.
-	if HeaderABIVersion()>>16 != 1 || HeaderABIVersion() < 1<<16|3 {
+	// The binding calls the device-graph functions of ABI 1.4 (Capture, Replay,
+	// DebugVerifyReplay), so its header must have them.
+	if HeaderABIVersion()>>16 != 1 || HeaderABIVersion() < 1<<16|4 {
 		t.Fatalf("header ABI %#x", HeaderABIVersion())
 	}
 	if LibraryABIVersion()>>16 != 1 || LibraryABIVersion() < HeaderABIVersion() {

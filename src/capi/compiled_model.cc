@@ -18,7 +18,8 @@ max_compile_options_t default_compile_options() {
 
 CompileSettings translate(const max_compile_options_t* options) {
   auto o = read_options(options, default_compile_options(), "options");
-  return {o.enable_fusion != 0, o.enable_constant_folding != 0, o.fold_limit_bytes, o.plan_cache_capacity};
+  return {o.enable_fusion != 0, o.enable_constant_folding != 0, o.fold_limit_bytes, o.plan_cache_capacity,
+          o.copy_inputs_to_device != 0};
 }
 
 Ref<TensorSpec> spec_at(const std::vector<Ref<TensorSpec>>& specs, size_t index, const char* what) {

@@ -29,6 +29,11 @@ std::vector<Ref<Tensor>> tensor_args(max_tensor_t* const* tensors, size_t count,
   return result;
 }
 
+std::span<const uint64_t> key_args(const uint64_t* keys, size_t count) {
+  if (count > 0 && !keys) fail(Code::kInvalidArgument, "graph_keys is NULL with a count of ", count);
+  return {keys, count};
+}
+
 max_tensor_list_t* to_list(std::vector<Ref<Tensor>> tensors) {
   auto list = make_ref<TensorList>();
   list->items = std::move(tensors);
@@ -81,6 +86,31 @@ max_status_t* max_model_reload(max_model_t* model, const char* const* weight_nam
   return MAXC_GUARD({
     Model& m = deref(model, "model");
     m.reload(named_tensors(weight_names, weights, num_weights, "weight_names", "weights"));
+  });
+}
+
+max_status_t* max_model_capture(max_model_t* model, const uint64_t* graph_keys, size_t num_keys,
+                                max_tensor_t* const* inputs, size_t num_inputs, max_tensor_list_t** out_outputs) {
+  return MAXC_GUARD({
+    auto& out = out_param(out_outputs, "out_outputs");
+    Model& m = deref(model, "model");
+    out = to_list(m.capture(key_args(graph_keys, num_keys), tensor_args(inputs, num_inputs, "inputs")));
+  });
+}
+
+max_status_t* max_model_replay(max_model_t* model, const uint64_t* graph_keys, size_t num_keys,
+                               max_tensor_t* const* inputs, size_t num_inputs) {
+  return MAXC_GUARD({
+    const Model& m = deref(model, "model");
+    m.replay(key_args(graph_keys, num_keys), tensor_args(inputs, num_inputs, "inputs"));
+  });
+}
+
+max_status_t* max_model_debug_verify_replay(max_model_t* model, const uint64_t* graph_keys, size_t num_keys,
+                                            max_tensor_t* const* inputs, size_t num_inputs) {
+  return MAXC_GUARD({
+    const Model& m = deref(model, "model");
+    m.debug_verify_replay(key_args(graph_keys, num_keys), tensor_args(inputs, num_inputs, "inputs"));
   });
 }
 

@@ -24,6 +24,8 @@ struct CompileSettings {
   bool fold_constants = true;
   uint64_t fold_limit_bytes = 1 << 20;
   int64_t plan_cache_capacity = 16;
+  // Inputs on another device than the model's are copied to it per call instead of refused.
+  bool copy_inputs = false;
 };
 
 class CompiledModel : public Object {
@@ -44,6 +46,7 @@ class CompiledModel : public Object {
   const std::vector<Ref<TensorSpec>>& outputs() const { return outputs_; }
   const std::vector<Ref<TensorSpec>>& weights() const { return weights_; }
   const NamedTensors& bundled_weights() const { return bundled_; }
+  bool copies_inputs() const { return settings_.copy_inputs; }
 
   // The plan for these symbol values: cached (least recently used goes first) or built now.
   std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;

@@ -4,8 +4,10 @@
 #include <cstring>
 
 #include "base/log.h"
+#include "base/str_cat.h"
 #include "driver/cuda/cuda_device.h"
 #include "driver/device.h"
+#include "engine/launch_trace.h"
 #include "kernels/cpu/parallel.h"
 
 namespace maxc {
@@ -29,26 +31,14 @@ class WorkspaceLease {
     }
     pool_.release(std::move(workspace_));
   }
-  uint8_t* arena() const { return workspace_->arena.get(); }
-  int32_t* error_words() const { return workspace_->error_words.get(); }
-  const cuda::CudaStream* stream() const { return workspace_->stream.get(); }
+  const Workspace& get() const { return *workspace_; }
 
  private:
   WorkspacePool& pool_;
   std::unique_ptr<Workspace> workspace_;
 };
 
-std::vector<Ref<Tensor>> make_outputs(const ExecPlan& plan, const Program& p) {
-  std::vector<Ref<Tensor>> outputs;
-  outputs.reserve(p.outputs.size());
-  for (const auto& out : p.outputs) {
-    const Shape& s = plan.shapes[out.value];
-    outputs.push_back(Tensor::create(plan.device, s.dtype, s.dims, /*zero=*/false));
-  }
-  return outputs;
-}
-
-void* address(const Home& home, const ExecuteArgs& args, uint8_t* arena, const std::vector<Ref<Tensor>>& outputs) {
+void* address(const Home& home, const ExecuteArgs& args, uint8_t* arena, std::span<const Ref<Tensor>> outputs) {
   switch (home.kind) {
     case Home::Kind::kInput: return const_cast<void*>(args.inputs[home.index]);
     case Home::Kind::kWeight: return const_cast<void*>(args.weights[home.index]);
@@ -68,6 +58,10 @@ void copy_bytes(const Device& device, void* dst, const void* src, size_t bytes, 
   }
 }
 
+std::string step_shape(const Step& step, const ExecPlan& plan) {
+  return step.outputs.empty() ? "" : plan.shapes[step.outputs[0]].to_string();
+}
+
 // A profile without a rebuild: at trace level (MAX_C_LOG_LEVEL=trace) every step logs its
 // time and its output's shape.
 void run_traced(const Step& step, const KernelArgs& args, const ExecPlan& plan) {
@@ -75,28 +69,37 @@ void run_traced(const Step& step, const KernelArgs& args, const ExecPlan& plan) 
   step.run(args);
   const auto t1 = std::chrono::steady_clock::now();
   const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
-  const std::string shape = step.outputs.empty() ? "" : plan.shapes[step.outputs[0]].to_string();
-  MAXC_LOG(kTrace, "step ", step.op, " ", shape, " ", us, " us");
+  MAXC_LOG(kTrace, "step ", step.op, " ", step_shape(step, plan), " ", us, " us");
 }
 
-// After the stream is done: the first step whose kernel set its error word fails the call.
-void check_error_words(const ExecPlan& plan, const int32_t* words) {
-  std::vector<int32_t> host(plan.steps.size());
-  plan.device->cuda()->copy_to_host(host.data(), words, host.size() * sizeof(int32_t));
-  for (size_t k = 0; k < host.size(); ++k)
-    if (host[k] != 0) fail(Code::kInvalidArgument, "op '", plan.steps[k].op, "': ", plan.steps[k].error);
+void run_step(const Step& step, const KernelArgs& args, const ExecPlan& plan) {
+  if (!plan.device->cuda() && LaunchTrace::open()) LaunchTrace::record(str_cat(step.op, " ", step_shape(step, plan)));
+  if (log_enabled(LogLevel::kTrace)) {
+    run_traced(step, args, plan);
+  } else {
+    step.run(args);
+  }
 }
 
 }  // namespace
 
-std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
-  std::vector<Ref<Tensor>> outputs = make_outputs(plan, p);
-  WorkspaceLease workspace(*plan.workspaces);
-  uint8_t* arena = workspace.arena();
+std::vector<Ref<Tensor>> make_outputs(const ExecPlan& plan, const Program& p) {
+  std::vector<Ref<Tensor>> outputs;
+  outputs.reserve(p.outputs.size());
+  for (const auto& out : p.outputs) {
+    const Shape& s = plan.shapes[out.value];
+    outputs.push_back(Tensor::create(plan.device, s.dtype, s.dims, /*zero=*/false));
+  }
+  return outputs;
+}
+
+void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args, const Workspace& workspace,
+                  std::span<const Ref<Tensor>> outputs) {
+  uint8_t* arena = workspace.arena.get();
+  const cuda::CudaStream* stream = workspace.stream.get();
   cpu::size_team(args.num_threads);
-  int32_t* error_words = plan.reports_errors ? workspace.error_words() : nullptr;
-  if (error_words)
-    plan.device->cuda()->fill_zero(error_words, plan.steps.size() * sizeof(int32_t), workspace.stream());
+  int32_t* error_words = plan.reports_errors ? workspace.error_words.get() : nullptr;
+  if (error_words) plan.device->cuda()->fill_zero(error_words, plan.steps.size() * sizeof(int32_t), stream);
   std::vector<void*> in_ptrs, out_ptrs;
   for (size_t k = 0; k < plan.steps.size(); ++k) {
     const Step& step = plan.steps[k];
@@ -107,22 +110,30 @@ std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const 
     if (step.packed_input >= 0) in_ptrs[step.packed_input] = const_cast<void*>(args.packed[step.packed_slot]);
     void* scratch = step.scratch_offset >= 0 ? arena + step.scratch_offset : nullptr;
     int32_t* error_word = error_words && !step.error.empty() ? error_words + k : nullptr;
-    const KernelArgs kernel_args{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch,
-                                 workspace.stream(), error_word};
-    if (log_enabled(LogLevel::kTrace)) {
-      run_traced(step, kernel_args, plan);
-    } else {
-      step.run(kernel_args);
-    }
+    run_step(step, KernelArgs{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch, stream, error_word},
+             plan);
   }
   for (size_t j = 0; j < p.outputs.size(); ++j) {
     if (plan.direct_outputs[j]) continue;
-    const ValueId v = p.outputs[j].value;
-    const void* src = address(plan.homes[v], args, arena, outputs);
-    copy_bytes(*plan.device, outputs[j]->data(), src, outputs[j]->byte_size(), workspace.stream());
+    const void* src = address(plan.homes[p.outputs[j].value], args, arena, outputs);
+    copy_bytes(*plan.device, outputs[j]->data(), src, outputs[j]->byte_size(), stream);
   }
-  if (workspace.stream()) workspace.stream()->synchronize();
-  if (error_words) check_error_words(plan, error_words);
+}
+
+void check_step_errors(const ExecPlan& plan, const Workspace& workspace) {
+  if (!plan.reports_errors) return;
+  std::vector<int32_t> words(plan.steps.size());
+  plan.device->cuda()->copy_to_host(words.data(), workspace.error_words.get(), words.size() * sizeof(int32_t));
+  for (size_t k = 0; k < words.size(); ++k)
+    if (words[k] != 0) fail(Code::kInvalidArgument, "op '", plan.steps[k].op, "': ", plan.steps[k].error);
+}
+
+std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
+  std::vector<Ref<Tensor>> outputs = make_outputs(plan, p);
+  WorkspaceLease workspace(*plan.workspaces);
+  enqueue_plan(plan, p, args, workspace.get(), outputs);
+  if (workspace.get().stream) workspace.get().stream->synchronize();
+  check_step_errors(plan, workspace.get());
   return outputs;
 }
 

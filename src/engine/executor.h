@@ -1,6 +1,7 @@
 // Runs an ExecPlan: binds every value to its bytes, calls the kernels in order in a workspace
 // of its own (an arena, and on a GPU a stream), and returns the outputs as new tensors on the
-// plan's device, their values final. Many threads may run one plan at once.
+// plan's device, their values final. Many threads may run one plan at once, each in its own
+// workspace.
 #pragma once
 
 #include <span>
@@ -21,6 +22,22 @@ struct ExecuteArgs {
   int32_t num_threads = 1;
 };
 
+// Runs the plan and waits for it: the outputs are new tensors. Fails naming the op whose
+// kernel reported an error (on a GPU, found once the stream is done).
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args);
+
+// The pieces of run_plan, for a graph that is captured once and replayed into the same
+// buffers (engine/captured_graph.h).
+//
+// Uninitialized output tensors of the plan's shapes, on its device.
+std::vector<Ref<Tensor>> make_outputs(const ExecPlan& plan, const Program& p);
+// Queues every step, and the copies of the outputs no step writes in place, in `workspace`
+// (on a GPU, on its stream: nothing waits). On the host each step is recorded in this
+// thread's open LaunchTrace, if any; a GPU's kernels record themselves.
+void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args, const Workspace& workspace,
+                  std::span<const Ref<Tensor>> outputs);
+// Once the workspace's work is done: fails naming the first step whose kernel set its error
+// word. Nothing on the host, where kernels throw.
+void check_step_errors(const ExecPlan& plan, const Workspace& workspace);
 
 }  // namespace maxc

@@ -18,7 +18,7 @@ struct Binder {
     const TensorType& want = p.types[p.inputs[i].value];
     if (t.device().get() != &device)
       fail(Code::kInvalidArgument, input_label(p, i), " is on ", t.device()->name(), " but the model runs on ",
-           device.name(), "; copy it there first");
+           device.name(), "; copy it there first (or compile with copy_inputs_to_device)");
     if (t.dtype() != want.dtype)
       fail(Code::kInvalidArgument, input_label(p, i), ": dtype is ", dtype_name(t.dtype()),
            " but the model expects ", dtype_name(want.dtype));

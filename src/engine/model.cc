@@ -2,10 +2,12 @@
 
 #include <map>
 
+#include "base/str_cat.h"
 #include "driver/device.h"
 #include "engine/executor.h"
 #include "engine/input_binding.h"
-#include "kernels/cpu/parallel.h"
+#include "engine/launch_trace.h"
+#include "engine/plan_binding.h"
 
 namespace maxc {
 
@@ -31,6 +33,43 @@ NamedTensors declared_in(const Program& p, const WeightsRegistry& registry) {
   for (const auto& w : p.weights)
     if (registry.contains(w.name)) result.emplace_back(w.name, registry.tensor(w.name));
   return result;
+}
+
+// What a run reads of the caller's inputs, checked (bind_inputs) and dense on the model's
+// device. Where the compiled model copies inputs, one on another device is copied there
+// first; otherwise bind_inputs refuses it by name.
+struct CheckedInputs {
+  SymbolValues symbols;
+  std::vector<Ref<Tensor>> dense;
+};
+
+CheckedInputs check_inputs(std::span<const Ref<Tensor>> given, const CompiledModel& c) {
+  std::vector<Ref<Tensor>> inputs(given.begin(), given.end());
+  if (c.copies_inputs())
+    for (auto& t : inputs)
+      if (t && t->device().get() != c.device().get()) t = t->copy(c.device());
+  CheckedInputs result{bind_inputs(c.program(), inputs, *c.device()), {}};
+  for (const auto& t : inputs) result.dense.push_back(dense_on(t, c.device()));
+  return result;
+}
+
+std::vector<const void*> addresses_of(const std::vector<Ref<Tensor>>& tensors) {
+  std::vector<const void*> addresses;
+  for (const auto& t : tensors) addresses.push_back(t->data());
+  return addresses;
+}
+
+uint64_t graph_key(std::span<const uint64_t> keys, const Device& device) {
+  if (keys.size() != 1)
+    fail(Code::kInvalidArgument, "graph_keys has ", keys.size(), " keys but the model runs on one device (",
+         device.name(), "), which takes one");
+  return keys[0];
+}
+
+std::string symbols_text(const SymbolValues& symbols) {
+  std::string text;
+  for (const auto& [name, value] : symbols) text += str_cat(text.empty() ? "" : ", ", name, "=", value);
+  return text;
 }
 
 }  // namespace
@@ -98,23 +137,54 @@ std::shared_ptr<const BoundWeights> Model::snapshot() const {
   return weights_;
 }
 
-std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> inputs) const {
-  const Program& p = compiled_->program();
-  const Ref<Device>& device = compiled_->device();
-  const SymbolValues symbols = bind_inputs(p, inputs, *device);
-  std::shared_ptr<ExecPlan> plan = compiled_->plan_for(symbols);
-  std::shared_ptr<const BoundWeights> weights = snapshot();
-  std::vector<Ref<Tensor>> dense;  // keeps packed copies of strided inputs alive
-  std::vector<const void*> in_ptrs, w_ptrs;
-  for (const auto& t : inputs) {
-    dense.push_back(dense_on(t, device));
-    in_ptrs.push_back(dense.back()->data());
+std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> given) const {
+  const CheckedInputs inputs = check_inputs(given, *compiled_);
+  const PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols), snapshot());
+  const std::vector<const void*> in = addresses_of(inputs.dense);
+  return run_plan(*binding.plan, compiled_->program(), binding.args(in));
+}
+
+std::vector<Ref<Tensor>> Model::capture(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> given) {
+  const uint64_t key = graph_key(keys, *compiled_->device());
+  CheckedInputs inputs = check_inputs(given, *compiled_);
+  PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols), snapshot());
+  std::shared_ptr<const CapturedGraph> graph =
+      CapturedGraph::capture(std::move(binding), std::move(inputs.symbols), inputs.dense);
+  std::lock_guard lock(mu_);
+  graphs_[key] = graph;
+  return graph->outputs();
+}
+
+std::shared_ptr<const CapturedGraph> Model::captured(std::span<const uint64_t> keys,
+                                                     std::span<const Ref<Tensor>> given,
+                                                     std::vector<Ref<Tensor>>& dense) const {
+  const uint64_t key = graph_key(keys, *compiled_->device());
+  std::shared_ptr<const CapturedGraph> graph;
+  {
+    std::lock_guard lock(mu_);
+    auto it = graphs_.find(key);
+    if (it == graphs_.end()) fail(Code::kFailedPrecondition, "nothing is captured under graph key ", key);
+    graph = it->second;
   }
-  for (const auto& w : weights->tensors()) w_ptrs.push_back(w->data());
-  const int32_t threads = compiled_->context()->num_threads();
-  cpu::size_team(threads);  // before packing, which runs on the team too
-  const std::vector<const void*> packed = weights->packed_for(*plan);
-  return run_plan(*plan, p, ExecuteArgs{in_ptrs, w_ptrs, compiled_->constant_addresses(), packed, threads});
+  CheckedInputs inputs = check_inputs(given, *compiled_);
+  if (inputs.symbols != graph->symbols())
+    fail(Code::kInvalidArgument, "the inputs bind ", symbols_text(inputs.symbols), " but graph key ", key,
+         " was captured with ", symbols_text(graph->symbols()));
+  dense = std::move(inputs.dense);
+  return graph;
+}
+
+void Model::replay(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs) const {
+  std::vector<Ref<Tensor>> dense;
+  captured(keys, inputs, dense)->replay(dense);
+}
+
+void Model::debug_verify_replay(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs) const {
+  std::vector<Ref<Tensor>> dense;
+  std::shared_ptr<const CapturedGraph> graph = captured(keys, inputs, dense);
+  LaunchTrace trace;
+  execute(dense);
+  expect_same_launches(trace.entries(), graph->trace(), str_cat("graph key ", keys[0]));
 }
 
 std::vector<Ref<Tensor>> Model::execute_named(const NamedTensors& inputs) const {

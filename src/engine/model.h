@@ -3,6 +3,7 @@
 // already running.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -14,6 +15,7 @@
 #include "driver/tensor.h"
 #include "driver/tensor_list.h"
 #include "engine/bound_weights.h"
+#include "engine/captured_graph.h"
 #include "engine/compiled_model.h"
 #include "weights/registry.h"
 
@@ -43,16 +45,34 @@ class Model : public Object {
   // Replaces every declared weight that `registry` has. All-or-nothing.
   void reload(const WeightsRegistry& registry);
 
+  // MAX's device graphs (engine/captured_graph.h). `keys` holds one key per device of the
+  // model, so one; the caller picks it. capture runs the model on `inputs` as execute does,
+  // recording the run under the key (replacing what it held), and returns the outputs, which
+  // every replay of the key rewrites in place. The graph keeps the weights it was captured
+  // with: a reload applies to graphs captured after it.
+  std::vector<Ref<Tensor>> capture(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs);
+  // Runs the graph of the key on `inputs`, which must have the shapes it was captured with
+  // (INVALID_ARGUMENT otherwise); FAILED_PRECONDITION when nothing is captured under the key.
+  void replay(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs) const;
+  // Runs the model eagerly on `inputs` and checks that it launches what the graph of the key
+  // recorded, in order: FAILED_PRECONDITION naming the first difference, or when nothing is
+  // captured under the key.
+  void debug_verify_replay(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs) const;
+
  private:
   using Weights = std::vector<Ref<Tensor>>;  // in the program's weight order
   Model(Ref<CompiledModel> compiled, std::shared_ptr<const BoundWeights> weights);
   // `base` plus `updates`, checked; with `require_all`, every weight must be named.
   Weights merge(const Weights& base, const NamedTensors& updates, bool require_all) const;
   std::shared_ptr<const BoundWeights> snapshot() const;
+  // The graph captured under `keys`, its inputs checked against the capture's shapes.
+  std::shared_ptr<const CapturedGraph> captured(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs,
+                                                std::vector<Ref<Tensor>>& dense) const;
 
   Ref<CompiledModel> compiled_;
   mutable std::mutex mu_;
   std::shared_ptr<const BoundWeights> weights_;
+  std::map<uint64_t, std::shared_ptr<const CapturedGraph>> graphs_;  // under mu_
 };
 
 }  // namespace maxc

@@ -104,6 +104,33 @@ TEST(Passes, ConstantsFoldThroughTheEvaluatorWithinTheBound) {
   EXPECT_EQ(count_op(q, "exp"), 1u);
 }
 
+// A target without the fused op keeps the pattern as the ops it has: the add, then the
+// layer_norm. With the op, the two become one add_layer_norm.
+TEST(Passes, FusionMakesOnlyTheFusedOpsTheTargetHas) {
+  Graph g("residual_norm");
+  ValueId x = g.add_input("x", f32({2, 4}));
+  ValueId r = g.add_input("r", f32({2, 4}));
+  ValueId gamma = g.add_input("gamma", f32({4}));
+  ValueId beta = g.add_input("beta", f32({4}));
+  Attrs attrs;
+  attrs.set("epsilon", 1e-5);
+  g.set_outputs({{"y", g.add_op("layer_norm", {g.add_op("add", {x, r})[0], gamma, beta}, attrs)[0]}});
+  const auto fused_for = [&g](bool has_add_layer_norm) {
+    CompileOptions o;
+    o.has_kernel = [has_add_layer_norm](std::string_view op) { return op != "add_layer_norm" || has_add_layer_norm; };
+    Program p = prepare_program(g, o);
+    fuse_program(p, o);
+    return p;
+  };
+  const Program without = fused_for(false);
+  EXPECT_EQ(count_op(without, "add_layer_norm"), 0u);
+  EXPECT_EQ(count_op(without, "layer_norm"), 1u);
+  EXPECT_EQ(count_op(without, "add"), 1u);
+  const Program with = fused_for(true);
+  EXPECT_EQ(count_op(with, "add_layer_norm"), 1u);
+  EXPECT_EQ(count_op(with, "layer_norm"), 0u);
+}
+
 TEST(Passes, GraphWithoutOutputsIsRefused) {
   Graph g;
   g.add_input("x", f32({2}));

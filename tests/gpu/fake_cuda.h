@@ -3,7 +3,9 @@
 // end to end on a machine without a GPU. Device memory is malloc'ed host memory (a device
 // pointer is its address), copies are memcpy, streams and events are tokens. The fake counts
 // calls and can be told to fail, and it checks what a driver would reject: frees of unknown
-// pointers, unbalanced context pushes.
+// pointers, unbalanced context pushes, and calls a stream capture forbids. A stream being
+// captured records its copies, memsets and launches into a graph instead of running them;
+// launching the instantiated graph runs them.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "driver/cuda/cuda_api.h"
+#include "driver/cuda/cuda_driver.h"
 
 namespace maxc::testing {
 
@@ -45,6 +48,10 @@ struct FakeCuda {
   // Runs in place of the kernel, on the host, when set: device pointers are host addresses,
   // so a test can emulate a kernel it knows the parameters of. args[i] points at parameter i.
   std::function<void(const std::string& function, void** args)> on_launch;
+  // Takes over from on_launch when set: binds a launch's parameter values (args only live
+  // through the call) into work that runs now, or when a graph it was captured into runs.
+  std::function<std::function<void()>(const std::string& function, void** args)> bind_launch;
+  int graphs_live = 0, graph_execs_live = 0, graph_launches = 0, captures_invalidated = 0;
   std::vector<int> stream_flags, event_flags;
 };
 
@@ -59,10 +66,37 @@ inline void reset_fake() { fake() = FakeCuda{}; }
 namespace fake_impl {
 
 inline CUcontext fake_context(CUdevice d) { return reinterpret_cast<CUcontext>(uintptr_t{0x1000} + d); }
+// What a capture recorded: each node's name ("memcpy", "memset" or the kernel's) and work.
+struct FakeGraph {
+  std::vector<std::string> names;
+  std::vector<std::function<void()>> work;
+  bool invalidated = false;
+};
 struct Token {
   int kind;
   unsigned flags;
+  FakeGraph* capture = nullptr;  // a stream being captured
 };
+inline FakeGraph*& active_capture() {  // the capture this (only) thread runs, if any
+  static FakeGraph* g = nullptr;
+  return g;
+}
+// A call that capture forbids (it would wait for, or allocate under, work not yet run).
+inline bool refused_by_capture() {
+  if (!active_capture()) return false;
+  active_capture()->invalidated = true;
+  return true;
+}
+inline FakeGraph* capturing(CUstream s) { return s ? reinterpret_cast<Token*>(s)->capture : nullptr; }
+// Runs `work` now, or records it when `s` is being captured.
+inline CUresult on_stream(CUstream s, const std::string& name, std::function<CUresult()> work) {
+  if (FakeGraph* g = capturing(s)) {
+    g->names.push_back(name);
+    g->work.push_back([work] { work(); });
+    return result::kSuccess;
+  }
+  return work();
+}
 struct FakeModule {
   std::string image;
   std::deque<std::string> functions;  // the handles cuModuleGetFunction gave out (stable addresses)
@@ -140,6 +174,7 @@ inline CUresult cuCtxPopCurrent_v2(CUcontext* c) {
   return result::kSuccess;
 }
 inline CUresult cuCtxSynchronize() {
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   ++fake().synchronizes;
   return result::kSuccess;
 }
@@ -150,6 +185,7 @@ inline CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
 }
 inline CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
   FakeCuda& f = fake();
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   if (f.context_depth == 0) return result::kInvalidContext;
   if (bytes > f.capacity - f.device_bytes) return result::kOutOfMemory;
   void* m = std::malloc(bytes);
@@ -193,21 +229,36 @@ inline CUresult copy(void* dst, const void* src, size_t bytes) {
   return result::kSuccess;
 }
 inline void* at(CUdeviceptr p) { return reinterpret_cast<void*>(p); }
-inline CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void* s, size_t n) { return copy(at(d), s, n); }
-inline CUresult cuMemcpyDtoH_v2(void* d, CUdeviceptr s, size_t n) { return copy(d, at(s), n); }
-inline CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy(at(d), at(s), n); }
-inline CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, CUstream) { return copy(at(d), s, n); }
-inline CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, CUstream) { return copy(d, at(s), n); }
-inline CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) { return copy(at(d), at(s), n); }
-inline CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext, CUdeviceptr s, CUcontext, size_t n, CUstream) {
-  return copy(at(d), at(s), n);
+inline CUresult sync_copy(void* dst, const void* src, size_t bytes) {
+  return refused_by_capture() ? result::kStreamCaptureUnsupported : copy(dst, src, bytes);
 }
-inline CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
+inline CUresult async_copy(void* dst, const void* src, size_t bytes, CUstream s) {
+  return on_stream(s, "memcpy", [=] { return copy(dst, src, bytes); });
+}
+inline CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void* s, size_t n) { return sync_copy(at(d), s, n); }
+inline CUresult cuMemcpyDtoH_v2(void* d, CUdeviceptr s, size_t n) { return sync_copy(d, at(s), n); }
+inline CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return sync_copy(at(d), at(s), n); }
+inline CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, CUstream st) {
+  return async_copy(at(d), s, n, st);
+}
+inline CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, CUstream st) { return async_copy(d, at(s), n, st); }
+inline CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+  return async_copy(at(d), at(s), n, st);
+}
+inline CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext, CUdeviceptr s, CUcontext, size_t n, CUstream st) {
+  return async_copy(at(d), at(s), n, st);
+}
+inline CUresult memset_now(CUdeviceptr d, unsigned char v, size_t n) {
   std::memset(at(d), v, n);
   ++fake().memsets;
   return result::kSuccess;
 }
-inline CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) { return cuMemsetD8_v2(d, v, n); }
+inline CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
+  return refused_by_capture() ? result::kStreamCaptureUnsupported : memset_now(d, v, n);
+}
+inline CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) {
+  return on_stream(s, "memset", [=] { return memset_now(d, v, n); });
+}
 inline CUresult cuStreamCreate(CUstream* s, unsigned flags) {
   *s = reinterpret_cast<CUstream>(new Token{1, flags});
   ++fake().streams_live;
@@ -220,6 +271,7 @@ inline CUresult cuStreamDestroy_v2(CUstream s) {
   return result::kSuccess;
 }
 inline CUresult cuStreamSynchronize(CUstream) {
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   ++fake().stream_syncs;
   return result::kSuccess;
 }
@@ -275,10 +327,66 @@ inline CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name)
   return result::kSuccess;
 }
 inline CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                               CUstream, void** args, void**) {
-  const std::string& name = *reinterpret_cast<std::string*>(f);
-  fake().launches.push_back(name);
-  if (fake().on_launch) fake().on_launch(name, args);
+                               CUstream s, void** args, void**) {
+  const std::string name = *reinterpret_cast<std::string*>(f);
+  FakeCuda& fc = fake();
+  if (FakeGraph* g = capturing(s)) {  // the graph records the parameter values, as the driver's does
+    g->names.push_back(name);
+    std::function<void()> bound = fc.bind_launch ? fc.bind_launch(name, args) : nullptr;
+    g->work.push_back([name, bound] {
+      fake().launches.push_back(name);
+      if (bound) bound();
+    });
+    return result::kSuccess;
+  }
+  fc.launches.push_back(name);
+  if (fc.bind_launch) {
+    fc.bind_launch(name, args)();
+  } else if (fc.on_launch) {
+    fc.on_launch(name, args);
+  }
+  return result::kSuccess;
+}
+inline CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode) {
+  if (!s || capturing(s) || active_capture()) return result::kInvalidValue;
+  reinterpret_cast<Token*>(s)->capture = active_capture() = new FakeGraph;
+  return result::kSuccess;
+}
+inline CUresult cuStreamEndCapture(CUstream s, CUgraph* graph) {
+  FakeGraph* g = capturing(s);
+  if (!g) return result::kInvalidValue;
+  reinterpret_cast<Token*>(s)->capture = active_capture() = nullptr;
+  if (g->invalidated) {  // the driver hands back no graph then
+    ++fake().captures_invalidated;
+    delete g;
+    *graph = nullptr;
+    return result::kStreamCaptureInvalidated;
+  }
+  ++fake().graphs_live;
+  *graph = reinterpret_cast<CUgraph>(g);
+  return result::kSuccess;
+}
+inline CUresult cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph graph, unsigned long long) {
+  ++fake().graph_execs_live;
+  *exec = reinterpret_cast<CUgraphExec>(new FakeGraph(*reinterpret_cast<FakeGraph*>(graph)));
+  return result::kSuccess;
+}
+inline CUresult cuGraphLaunch(CUgraphExec exec, CUstream s) {
+  auto* g = reinterpret_cast<FakeGraph*>(exec);
+  ++fake().graph_launches;
+  return on_stream(s, "graph", [g] {
+    for (const auto& work : g->work) work();
+    return result::kSuccess;
+  });
+}
+inline CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  delete reinterpret_cast<FakeGraph*>(exec);
+  --fake().graph_execs_live;
+  return result::kSuccess;
+}
+inline CUresult cuGraphDestroy(CUgraph graph) {
+  delete reinterpret_cast<FakeGraph*>(graph);
+  --fake().graphs_live;
   return result::kSuccess;
 }
 
@@ -294,6 +402,16 @@ inline void* fake_cuda_symbol(const char* name, const std::set<std::string>& hid
   if (hidden.count(name)) return nullptr;
   auto it = table.find(name);
   return it == table.end() ? nullptr : it->second;
+}
+
+// Makes the fake the process's CUDA driver (what Device::get(kCuda) uses), once per process:
+// every suite of a test binary that runs the engine on the fake calls it.
+inline void use_fake_as_process_driver() {
+  static const bool installed = [] {
+    cuda::set_process_cuda_driver(cuda::init_cuda_driver([](const char* name) { return fake_cuda_symbol(name); }, "fake"));
+    return true;
+  }();
+  (void)installed;
 }
 
 }  // namespace maxc::testing

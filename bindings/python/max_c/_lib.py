@@ -102,7 +102,8 @@ class max_context_options_t(ctypes.Structure):
 class max_compile_options_t(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("enable_fusion", c_int32),
                 ("enable_constant_folding", c_int32), ("fold_limit_bytes", c_uint64),
-                ("plan_cache_capacity", c_int64)]
+                ("plan_cache_capacity", c_int64),
+                ("copy_inputs_to_device", c_int32)]  # ABI 1.4 (an older library reads a zero tail)
 
 
 RELEASE_FN = ctypes.CFUNCTYPE(None, c_void_p)
@@ -300,6 +301,14 @@ _DECLS_WEIGHTS = {
 }
 
 
+# ABI 1.4: device graphs, captured and replayed (Model.capture reports these when missing).
+_DECLS_GRAPHS = {
+    "max_model_capture": (S, [P, POINTER(c_uint64), c_size_t, PP, c_size_t, PP]),
+    "max_model_replay": (S, [P, POINTER(c_uint64), c_size_t, PP, c_size_t]),
+    "max_model_debug_verify_replay": (S, [P, POINTER(c_uint64), c_size_t, PP, c_size_t]),
+}
+
+
 def _declare(decls):
     missing = []
     for name, (res, args) in decls.items():
@@ -316,6 +325,7 @@ def _declare(decls):
 _missing = _declare(_DECLS)
 missing_engine = _declare(_DECLS_ENGINE)
 missing_weights = _declare(_DECLS_WEIGHTS)
+missing_graphs = _declare(_DECLS_GRAPHS)
 
 
 def _check_abi():

@@ -11,14 +11,14 @@ execute one model at once (ctypes releases the GIL during the call).
 import ctypes
 import numbers
 import os
-from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p
+from ctypes import POINTER, byref, c_char_p, c_int32, c_int64, c_size_t, c_uint64, c_void_p
 from typing import Iterable, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 from . import _errors
 from ._errors import check
-from ._lib import lib, max_compile_options_t, max_context_options_t, missing_engine
+from ._lib import lib, max_compile_options_t, max_context_options_t, missing_engine, missing_graphs
 from .driver import Device, Tensor, _borrow_numpy, _Handle, _int_out
 from .dtype import DType
 from .graph import Graph
@@ -300,13 +300,21 @@ class Model(_Handle):
         other bad inputs (count, rank, dims) ValueError; both name the input and the model
         stays usable."""
         h = self._h
-        with _Args() as inputs:
-            for i, value in enumerate(args):
-                spec = self._inputs[i] if i < len(self._inputs) else None
-                inputs.add(value, spec, _input_label(i, spec), check_dtype=True)
+        with self._positional(args) as inputs:
             out = c_void_p()
             check(lib.max_model_execute(h, inputs.handles(), len(inputs), byref(out)))
         return _tensor_list(out.value)
+
+    def _positional(self, args) -> "_Args":
+        inputs = _Args()
+        try:
+            for i, value in enumerate(args):
+                spec = self._inputs[i] if i < len(self._inputs) else None
+                inputs.add(value, spec, _input_label(i, spec), check_dtype=True)
+        except BaseException:
+            inputs.close()
+            raise
+        return inputs
 
     def __call__(self, *args, **kwargs) -> List[Tensor]:
         """execute() with keyword arguments as named inputs; positional arguments fill the
@@ -339,6 +347,45 @@ class Model(_Handle):
                                               len(names), byref(out)))
         return _tensor_list(out.value)
 
+    # ---- device graphs --------------------------------------------------------------------
+
+    def capture(self, graph_keys, *inputs) -> List[Tensor]:
+        """Runs the model on `inputs` and records the run under `graph_keys` (an int, or a
+        sequence of one int per device of the model), replacing what the key held. Returns
+        the outputs: every replay of the key rewrites these same tensors in place. On a GPU
+        the record is a CUDA graph, replayed with one launch. A graph keeps the weights it
+        was captured with."""
+        return self._graph_call(lib.max_model_capture, graph_keys, inputs, with_outputs=True)
+
+    def replay(self, graph_keys, *inputs) -> None:
+        """Replays the graph of `graph_keys` on `inputs` (the shapes it was captured with),
+        rewriting the outputs capture returned. RuntimeError when nothing is captured under
+        the key."""
+        self._graph_call(lib.max_model_replay, graph_keys, inputs)
+
+    def debug_verify_replay(self, graph_keys, *inputs) -> None:
+        """Runs the model eagerly on `inputs` and checks that it launches what the graph of
+        `graph_keys` recorded, in order. RuntimeError names the first difference, or says
+        that nothing is captured under the key."""
+        self._graph_call(lib.max_model_debug_verify_replay, graph_keys, inputs)
+
+    def _graph_call(self, fn, graph_keys, inputs, with_outputs=False):
+        if missing_graphs:
+            raise _errors.MaxRuntimeError("this libmax_c has no device graphs (ABI 1.4): missing "
+                                          + ", ".join(missing_graphs), _errors.UNIMPLEMENTED)
+        keys = _graph_keys(graph_keys)
+        if not inputs:
+            raise _errors.MaxValueError("no inputs were given: a graph is captured and replayed "
+                                        "on the model's inputs", _errors.INVALID_ARGUMENT)
+        h = self._h
+        with self._positional(inputs) as args:
+            if not with_outputs:
+                check(fn(h, keys, len(keys), args.handles(), len(args)))
+                return None
+            out = c_void_p()
+            check(fn(h, keys, len(keys), args.handles(), len(args), byref(out)))
+        return _tensor_list(out.value)
+
     def reload(self, weights_registry: Mapping, /) -> None:
         """Replaces the named weights in place, without recompiling; the others stay. Nothing
         changes when a weight is rejected. Executions already running finish with the old
@@ -357,6 +404,26 @@ class Model(_Handle):
         ins = ", ".join(f"{s.name}: {s.dtype.name}[{', '.join(map(str, s.dims))}]"
                         for s in self._inputs)
         return f"Model(inputs=[{ins}], outputs={len(self._outputs)})"
+
+
+def _graph_keys(graph_keys):
+    """graph_keys as a C array of uint64: TypeError unless an int or a sequence of ints,
+    ValueError for a key outside the uint64 range."""
+    def is_int(k):
+        return isinstance(k, numbers.Integral) and not isinstance(k, bool)
+
+    if is_int(graph_keys):
+        keys = [graph_keys]
+    elif isinstance(graph_keys, Sequence) and not isinstance(graph_keys, (str, bytes)) \
+            and all(is_int(k) for k in graph_keys):
+        keys = list(graph_keys)
+    else:
+        raise TypeError(f"graph_keys must be an int or a sequence of ints, not {graph_keys!r}")
+    for k in keys:
+        if not 0 <= int(k) < 1 << 64:
+            raise _errors.MaxValueError(f"graph key {int(k)} is outside the uint64 range",
+                                        _errors.INVALID_ARGUMENT)
+    return (c_uint64 * len(keys))(*(int(k) for k in keys))
 
 
 def _input_label(i: int, spec: Optional[TensorSpec]) -> str:
@@ -414,7 +481,8 @@ class InferenceSession(_Handle):
 
     def load(self, model, *, custom_extensions=None, custom_ops_path=None,
              weights_registry: Optional[Mapping] = None, fuse: bool = True,
-             fold_constants: bool = True, plan_cache_capacity: int = 16) -> Model:
+             fold_constants: bool = True, plan_cache_capacity: int = 16,
+             copy_inputs_to_device: bool = False) -> Model:
         """Compiles `model` (a max_c.graph.Graph, the path of a MAXG file saved with
         Graph.save, or of an .onnx model, whose initializers come with it) and binds the
         weights in weights_registry: a max_c.weights.Weights, or {name: numpy array, Tensor or
@@ -423,12 +491,14 @@ class InferenceSession(_Handle):
         the model lives.
 
         fuse, fold_constants and plan_cache_capacity are max_c's compile options (fusion and
-        folding never change results; the plan cache keeps that many concrete shapes)."""
+        folding never change results; the plan cache keeps that many concrete shapes). With
+        copy_inputs_to_device, inputs on another device than the model's (numpy arrays fed to a
+        GPU model) are copied to it on each call instead of raising ValueError."""
         if custom_extensions or custom_ops_path:
             raise _errors.MaxRuntimeError("custom extensions are not supported by max_c",
                                           _errors.UNIMPLEMENTED)
-        compiled = self._compile(model, _compile_options(fuse, fold_constants,
-                                                         plan_cache_capacity))
+        compiled = self._compile(model, _compile_options(fuse, fold_constants, plan_cache_capacity,
+                                                         copy_inputs_to_device))
         try:
             return Model._create(compiled, weights_registry)
         finally:
@@ -452,12 +522,14 @@ class InferenceSession(_Handle):
         return f"InferenceSession(devices={self.devices}, num_threads={self.num_threads})"
 
 
-def _compile_options(fuse: bool, fold_constants: bool, plan_cache_capacity: int):
+def _compile_options(fuse: bool, fold_constants: bool, plan_cache_capacity: int,
+                     copy_inputs_to_device: bool):
     opts = max_compile_options_t()
     check(lib.max_compile_options_init(byref(opts), ctypes.sizeof(opts)))
     opts.enable_fusion = 1 if fuse else 0
     opts.enable_constant_folding = 1 if fold_constants else 0
     opts.plan_cache_capacity = int(plan_cache_capacity)
+    opts.copy_inputs_to_device = 1 if copy_inputs_to_device else 0
     return opts
 
 

@@ -61,6 +61,8 @@ SURFACE = {
     (engine.Model, "input_metadata"): None, (engine.Model, "output_metadata"): None,
     (engine.Model, "reload"): "weights_registry", (engine.Model, "devices"): None,
     (engine.Model, "input_devices"): None, (engine.Model, "output_devices"): None,
+    (engine.Model, "capture"): "graph_keys, *inputs", (engine.Model, "replay"): "graph_keys, *inputs",
+    (engine.Model, "debug_verify_replay"): "graph_keys, *inputs",
     (engine.TensorSpec, "dtype"): None, (engine.TensorSpec, "name"): None,
     (engine.TensorSpec, "shape"): None,
     # §4 max.graph
@@ -140,7 +142,7 @@ UNSUPPORTED = {
               "scan_available_devices DeviceSpec DeviceStream; Device.architecture_name "
               "can_access default_stream is_compatible stats; Tensor.stream pinned mmap",
     "engine": "gpu_profiling set_mojo_* set_split_k_reduction_precision use_old_top_k_kernel "
-              "Model.capture replay debug_verify_replay kernel_summaries signature MojoValue",
+              "Model.kernel_summaries signature MojoValue",
     "graph": "BufferType BufferValue Dim/Shape classes KernelLibrary always_ready_chain "
              "device_chains add_subgraph(name, ...) TensorValue.print to",
     "quantization": "QuantizationEncoding.GPTQ QuantizationConfig (GPTQ); qmatmul(config=) "

@@ -80,7 +80,8 @@ def names_input(message, name):
 def test_every_called_function_is_declared():
     # ctypes defaults an undeclared function's result to int: a handle would be truncated.
     from max_c import _lib
-    declared = set(_lib._DECLS) | set(_lib._DECLS_ENGINE) | set(_lib._DECLS_WEIGHTS)
+    declared = (set(_lib._DECLS) | set(_lib._DECLS_ENGINE) | set(_lib._DECLS_WEIGHTS)
+                | set(_lib._DECLS_GRAPHS))
     package = os.path.dirname(max_c.__file__)
     for name in sorted(os.listdir(package)):
         if name.endswith(".py"):
@@ -469,3 +470,55 @@ def test_load_from_maxg_file(session, tmp_path):
         assert model.input_metadata[0].dim_names == ["batch", None]
         np.testing.assert_allclose(model.execute(x)[0].to_numpy(), mlp_reference(x, weights),
                                    rtol=1e-5, atol=1e-5)
+
+
+# ---- capture and replay (MAX's device graphs; on the CPU, the captured plan) ----------------
+
+
+def test_replay_rewrites_the_captured_outputs(mlp):
+    model, weights = mlp
+    a, b = batch(3, seed=4), batch(3, seed=5)
+    (out,) = model.capture(11, a)
+    np.testing.assert_allclose(out.to_numpy(), mlp_reference(a, weights), rtol=1e-5, atol=1e-5)
+    model.replay(11, b)
+    np.testing.assert_allclose(out.to_numpy(), mlp_reference(b, weights), rtol=1e-5, atol=1e-5)
+    model.debug_verify_replay([11], b)
+    # A sequence of one key per device is the same key.
+    model.replay((11,), a)
+    np.testing.assert_allclose(out.to_numpy(), mlp_reference(a, weights), rtol=1e-5, atol=1e-5)
+
+
+def test_graph_calls_check_keys_and_inputs(mlp):
+    model, _ = mlp
+    x = batch(2)
+    with pytest.raises(TypeError, match="graph_keys"):
+        model.capture("1", x)
+    with pytest.raises(TypeError, match="graph_keys"):
+        model.replay([1, 2.0], x)
+    with pytest.raises(ValueError, match="uint64"):
+        model.capture(-1, x)
+    with pytest.raises(ValueError, match="no inputs"):
+        model.replay(1)
+    with pytest.raises(ValueError, match="one device"):
+        model.capture([1, 1], x)
+    with pytest.raises(RuntimeError, match="nothing is captured under graph key 12345"):
+        model.replay(12345, x)
+    with pytest.raises(RuntimeError, match="nothing is captured"):
+        model.debug_verify_replay(12345, x)
+    (out,) = model.capture(12, x)
+    before = out.to_numpy().copy()
+    with pytest.raises(ValueError, match="batch=5 but graph key 12 was captured with batch=2"):
+        model.replay(12, batch(5))
+    np.testing.assert_array_equal(out.to_numpy(), before)
+    model.replay(12, x)
+    np.testing.assert_array_equal(out.to_numpy(), before)
+
+
+def test_copy_inputs_to_device_is_a_compile_option(session):
+    # On the host every input already is where the model runs: the option changes nothing
+    # (a GPU model copies host inputs in; tests/gpu_engine checks that on the fake driver).
+    weights = mlp_weights()
+    model = session.load(mlp_graph(), weights_registry=weights, copy_inputs_to_device=True)
+    x = batch(3)
+    np.testing.assert_allclose(model.execute(x)[0].to_numpy(), mlp_reference(x, weights),
+                               rtol=1e-5, atol=1e-5)

@@ -4,8 +4,9 @@
 //! pkg-config for a library that has no .pc file.
 use std::path::{Path, PathBuf};
 
-/// The oldest library these declarations may link against: they declare ABI 1.3 symbols.
-const MIN_VERSION: &str = "1.3";
+/// The oldest library these declarations may link against: they declare ABI 1.4 symbols
+/// (the device graphs, `max_model_capture` and friends).
+const MIN_VERSION: &str = "1.4";
 
 fn main() {
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");

@@ -24,11 +24,16 @@ struct CUstream_st;
 struct CUevent_st;
 struct CUmod_st;
 struct CUfunc_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 using CUcontext = CUctx_st*;
 using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
 using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
+using CUgraph = CUgraph_st*;
+using CUgraphExec = CUgraphExec_st*;
+using CUstreamCaptureMode = int32_t;  // an enum in C
 
 // ---- constants (cuda.h) --------------------------------------------------------------------
 namespace result {
@@ -57,6 +62,8 @@ constexpr CUresult kNotPermitted = 800;
 constexpr CUresult kNotSupported = 801;
 constexpr CUresult kSystemDriverMismatch = 803;
 constexpr CUresult kCompatNotSupportedOnDevice = 804;
+constexpr CUresult kStreamCaptureUnsupported = 900;
+constexpr CUresult kStreamCaptureInvalidated = 901;
 constexpr CUresult kUnknown = 999;
 }  // namespace result
 
@@ -75,6 +82,9 @@ constexpr CUdevice_attribute kComputeCapabilityMinor = 76;
 constexpr unsigned kStreamNonBlocking = 0x1;    // CU_STREAM_NON_BLOCKING
 constexpr unsigned kEventDisableTiming = 0x2;   // CU_EVENT_DISABLE_TIMING
 constexpr unsigned kMemHostAllocPortable = 0x1;  // CU_MEMHOSTALLOC_PORTABLE
+// CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: during a capture, this thread's calls that would be
+// unsafe (synchronous copies, syncs, allocations) fail instead of running.
+constexpr CUstreamCaptureMode kStreamCaptureModeThreadLocal = 1;
 
 // ---- the function table --------------------------------------------------------------------
 // X(name, parameters): every entry returns CUresult. One list drives the member
@@ -124,7 +134,13 @@ constexpr unsigned kMemHostAllocPortable = 0x1;  // CU_MEMHOSTALLOC_PORTABLE
   X(cuModuleGetFunction, (CUfunction* function, CUmodule module, const char* name))                \
   X(cuLaunchKernel, (CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,       \
                      unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,  \
-                     CUstream stream, void** params, void** extra))
+                     CUstream stream, void** params, void** extra))                              \
+  X(cuStreamBeginCapture_v2, (CUstream stream, CUstreamCaptureMode mode))                          \
+  X(cuStreamEndCapture, (CUstream stream, CUgraph* graph))                                         \
+  X(cuGraphInstantiateWithFlags, (CUgraphExec* exec, CUgraph graph, unsigned long long flags))     \
+  X(cuGraphLaunch, (CUgraphExec exec, CUstream stream))                                            \
+  X(cuGraphExecDestroy, (CUgraphExec exec))                                                        \
+  X(cuGraphDestroy, (CUgraph graph))
 
 struct CudaApi {
 #define MAXC_CUDA_DECLARE(name, params) CUresult(*name) params = nullptr;

@@ -34,6 +34,8 @@ const char* known_result_name(CUresult r) {
     case result::kNotSupported: return "CUDA_ERROR_NOT_SUPPORTED";
     case result::kSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
     case result::kCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case result::kStreamCaptureUnsupported: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+    case result::kStreamCaptureInvalidated: return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
     case result::kUnknown: return "CUDA_ERROR_UNKNOWN";
   }
   return nullptr;
@@ -57,6 +59,10 @@ Code cuda_status_code(CUresult r) {
     case result::kNoBinaryForGpu:
     case result::kUnsupportedPtxVersion: return Code::kUnimplemented;
     case result::kNotPermitted: return Code::kPermissionDenied;
+    // What a graph capture meets when the work it records cannot be recorded: the model
+    // still executes, it cannot be captured.
+    case result::kStreamCaptureUnsupported:
+    case result::kStreamCaptureInvalidated: return Code::kFailedPrecondition;
     case result::kLaunchTimeout: return Code::kDeadlineExceeded;
     default: return Code::kInternal;
   }

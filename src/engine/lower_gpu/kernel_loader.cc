@@ -5,9 +5,11 @@
 #include <mutex>
 #include <utility>
 
+#include "base/str_cat.h"
 #include "driver/cuda/cuda_device.h"
 #include "driver/cuda/nvrtc_compiler.h"
 #include "driver/device.h"
+#include "engine/launch_trace.h"
 #include "kernels/cuda/kernel_sources.h"
 
 namespace maxc {
@@ -43,13 +45,21 @@ GpuKernel load(const LowerContext& ctx, cuda::KernelSource source, const std::st
     cuda::KernelCache& cache = cuda::nvrtc_kernel_cache();
     std::shared_ptr<const cuda::CompiledKernels> compiled = cache.get(request);
     auto module = module_for(device, cache.key(request), compiled->image, request.source.name);
-    return GpuKernel(module, module->function(expression.empty() ? function : compiled->lowered(expression)));
+    const std::string& name = expression.empty() ? function : expression;
+    return GpuKernel(module, module->function(expression.empty() ? function : compiled->lowered(expression)), name);
   } catch (const Error& e) {
     fail(e.code(), ctx.op_label(), ": its GPU kernel ", expression.empty() ? function : expression, ": ", e.what());
   }
 }
 
 }  // namespace
+
+void GpuKernel::launch(const cuda::LaunchShape& shape, const cuda::CudaStream* stream, void** args) const {
+  if (LaunchTrace::open())
+    LaunchTrace::record(str_cat(name_, " <<<", shape.grid[0], ",", shape.grid[1], ",", shape.grid[2], " x ",
+                                shape.block[0], ",", shape.block[1], ",", shape.block[2], ">>>"));
+  module_->launch(function_, shape, stream, args);
+}
 
 GpuKernel load_gpu_kernel(const LowerContext& ctx, const std::string& path, const std::string& name_expression) {
   return load(ctx, gpu::kernel_source(path), name_expression, "");

@@ -15,16 +15,16 @@ namespace maxc {
 
 class GpuKernel {
  public:
-  GpuKernel(std::shared_ptr<const cuda::CudaModule> module, cuda::CUfunction function)
-      : module_(std::move(module)), function_(function) {}
+  // `name`: the instance or function, as a launch trace shows it.
+  GpuKernel(std::shared_ptr<const cuda::CudaModule> module, cuda::CUfunction function, std::string name)
+      : module_(std::move(module)), function_(function), name_(std::move(name)) {}
   // args[i] points at the value of parameter i.
-  void launch(const cuda::LaunchShape& shape, const cuda::CudaStream* stream, void** args) const {
-    module_->launch(function_, shape, stream, args);
-  }
+  void launch(const cuda::LaunchShape& shape, const cuda::CudaStream* stream, void** args) const;
 
  private:
   std::shared_ptr<const cuda::CudaModule> module_;
   cuda::CUfunction function_;
+  std::string name_;
 };
 
 // Template instance `name_expression` of kernels/cuda/`path`, for the node of `ctx` (whose

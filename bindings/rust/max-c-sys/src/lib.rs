@@ -1,4 +1,4 @@
-//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.3).
+//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.4).
 //!
 //! Written by hand; `tests/header.rs` parses the header and checks that every function,
 //! constant and parameter type here matches it, so a drift fails `cargo test`.
@@ -106,7 +106,7 @@ pub struct DLManagedTensorVersioned {
 
 // ---- versions ----
 pub const MAX_ABI_VERSION_MAJOR: u32 = 1;
-pub const MAX_ABI_VERSION_MINOR: u32 = 3;
+pub const MAX_ABI_VERSION_MINOR: u32 = 4;
 pub const MAX_ABI_VERSION: u32 = (MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR;
 
 // ---- opaque handles ----
@@ -453,6 +453,11 @@ extern "C" {
     pub fn max_tensor_quantize(tensor: *const max_tensor_t, encoding: max_quant_encoding_t, out_tensor: *mut *mut max_tensor_t) -> St;
     pub fn max_model_create_from_weights(compiled: *mut max_compiled_model_t, weights: *const max_weights_t, out_model: *mut *mut max_model_t) -> St;
     pub fn max_model_reload_from_weights(model: *mut max_model_t, weights: *const max_weights_t) -> St;
+
+    // device graphs (ABI 1.4): capture a run under a key, replay it into the same outputs
+    pub fn max_model_capture(model: *mut max_model_t, graph_keys: *const u64, num_keys: usize, inputs: *const *mut max_tensor_t, num_inputs: usize, out_outputs: *mut *mut max_tensor_list_t) -> St;
+    pub fn max_model_replay(model: *mut max_model_t, graph_keys: *const u64, num_keys: usize, inputs: *const *mut max_tensor_t, num_inputs: usize) -> St;
+    pub fn max_model_debug_verify_replay(model: *mut max_model_t, graph_keys: *const u64, num_keys: usize, inputs: *const *mut max_tensor_t, num_inputs: usize) -> St;
 }
 
 #[cfg(test)]

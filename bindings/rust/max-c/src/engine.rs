@@ -318,7 +318,7 @@ impl NamedTensors {
 }
 
 /// The array's address, or NULL when empty (an empty Vec's address is dangling).
-fn or_null<T>(v: &[T]) -> *const T {
+pub(crate) fn or_null<T>(v: &[T]) -> *const T {
     if v.is_empty() { ptr::null() } else { v.as_ptr() }
 }
 
@@ -331,6 +331,10 @@ fn or_null<T>(v: &[T]) -> *const T {
 ///
 /// Thread-safety: `Send + Sync`. Many threads may call [`Model::execute`] on one model at
 /// once (each call gets its own working memory), also while another thread reloads weights.
+///
+/// Device graphs (ABI 1.4): [`Model::capture`] records a run under a key and
+/// [`Model::replay`] reruns it, rewriting the capture's outputs in place (see the
+/// [`capture`](Model::capture) docs for that contract).
 pub struct Model {
     pub(crate) ptr: *mut sys::max_model_t,
 }
@@ -343,7 +347,7 @@ unsafe impl Send for Model {}
 unsafe impl Sync for Model {}
 
 /// Takes a returned tensor list apart into owned tensors.
-fn take_outputs(f: impl FnOnce(*mut *mut sys::max_tensor_list_t) -> *mut sys::max_status_t) -> Result<Vec<Tensor>> {
+pub(crate) fn take_outputs(f: impl FnOnce(*mut *mut sys::max_tensor_list_t) -> *mut sys::max_status_t) -> Result<Vec<Tensor>> {
     let mut p = ptr::null_mut();
     check(f(&mut p))?;
     TensorList { ptr: p }.to_vec()

@@ -1,4 +1,4 @@
-//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.3), named like
+//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.4), named like
 //! Modular's MAX: a [`Context`] (InferenceSession) compiles a [`Graph`] built with typed op
 //! helpers ([`ops`](mod@ops)), or a MAXG or ONNX file ([`Context::compile_file`]), into a
 //! [`CompiledModel`]; binding weights (tensors by name, or a [`Weights`] registry filled from
@@ -27,7 +27,7 @@
 //! * Every fallible call returns [`Result<T>`]; the library's status (code + message) becomes an
 //!   [`Error`] and the status object is always released. Bad input is an `Err`, never a panic.
 //! * The ABI is checked once ([`check_abi`]) before the first handle is made: a library older
-//!   than ABI 1.3 gives FAILED_PRECONDITION with the library's readable message.
+//!   than ABI 1.4 gives FAILED_PRECONDITION with the library's readable message.
 //! * Handles release on `Drop`; `Clone` retains where sharing is sound. Children keep their
 //!   parents alive, so handles may be dropped in any order.
 //! * `Context`, `Device` and `Tensor` are `Send + Sync` (the header says thread-safe);
@@ -35,7 +35,9 @@
 //!   are not `Clone` (a retained second handle could be mutated from another thread).
 //! * Graph [`Value`]s borrow their [`Graph`], so they cannot outlive it.
 //! * The engine ([`Context::compile`], [`CompiledModel`], [`Model`]) is `Send + Sync`:
-//!   many threads may execute one model at once.
+//!   many threads may execute one model at once. [`Model::capture`] records a run under a
+//!   key and [`Model::replay`] reruns it (MAX's device graphs), rewriting the capture's
+//!   outputs in place.
 //! * [`Weights`] (a registry of named tensors from safetensors/GGUF files or memory) is
 //!   `Send + Sync`; adding to it takes `&mut self`, which is the synchronization the header
 //!   asks for.
@@ -85,6 +87,7 @@ use std::sync::OnceLock;
 pub use max_c_sys as ffi;
 
 mod engine;
+mod graphs;
 pub mod ops;
 mod weights;
 pub use engine::{CompileOptions, CompiledModel, Model, TensorSpec};

@@ -1,5 +1,6 @@
 //! The engine through the safe API: compile, bind weights, execute, metadata, named inputs,
-//! reload, input errors and concurrent executes on one model.
+//! reload, input errors, concurrent executes on one model, and device graphs (capture,
+//! replay, debug_verify_replay; on the CPU the captured plan is rerun).
 use max_c::*;
 
 const IN: usize = 4;
@@ -338,4 +339,131 @@ fn reload_while_executing() {
         }
         done.store(true, std::sync::atomic::Ordering::Relaxed);
     });
+}
+
+// ---- capture and replay (MAX's device graphs; on the CPU, the captured plan) ----------------
+
+#[test]
+fn replay_rewrites_the_captured_outputs() {
+    let weights = Weights::new(31);
+    let model = model_with(&weights, &CompileOptions::default());
+    let ((a, at), (b, bt)) = (batch(3, 4), batch(3, 5));
+    let out = model.capture(&[11], &[&at]).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].shape().unwrap(), vec![3, HIDDEN as i64]);
+    assert_close(&out[0].to_vec::<f32>().unwrap(), &weights.reference(&a));
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), model.execute(&[&at]).unwrap()[0].to_vec::<f32>().unwrap(), "capture gives execute's result");
+
+    // The same tensor, rewritten in place: no new outputs come back.
+    model.replay(&[11], &[&bt]).unwrap();
+    assert_close(&out[0].to_vec::<f32>().unwrap(), &weights.reference(&b));
+    model.debug_verify_replay(&[11], &[&bt]).unwrap();
+    assert_close(&out[0].to_vec::<f32>().unwrap(), &weights.reference(&b)); // verify leaves them be
+    model.replay(&[11], &[&at]).unwrap();
+    assert_close(&out[0].to_vec::<f32>().unwrap(), &weights.reference(&a));
+    assert_eq!(at.to_vec::<f32>().unwrap(), a, "inputs are only read");
+
+    // A clone shares the model, and so its graphs; any u64 is a key.
+    let clone = model.clone();
+    clone.replay(&[11], &[&bt]).unwrap();
+    assert_close(&out[0].to_vec::<f32>().unwrap(), &weights.reference(&b));
+    let top = clone.capture(&[u64::MAX], &[&at]).unwrap();
+    clone.replay(&[u64::MAX], &[&bt]).unwrap();
+    assert_close(&top[0].to_vec::<f32>().unwrap(), &weights.reference(&b));
+
+    // Capturing again under a key replaces its graph: new outputs; the old keep their values.
+    let kept = out[0].to_vec::<f32>().unwrap();
+    let (c, ct) = batch(3, 6);
+    let again = model.capture(&[11], &[&ct]).unwrap();
+    model.replay(&[11], &[&at]).unwrap();
+    assert_close(&again[0].to_vec::<f32>().unwrap(), &weights.reference(&a));
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), kept);
+    assert_ne!(weights.reference(&c), weights.reference(&a));
+    drop(out);
+    drop(again); // the graph holds its own reference to its outputs
+    model.replay(&[11], &[&bt]).unwrap();
+}
+
+#[test]
+fn graph_calls_check_keys_and_inputs() {
+    let weights = Weights::new(32);
+    let model = model_with(&weights, &CompileOptions::default());
+    let (x, xt) = batch(2, 7);
+
+    // One key per device, and the model runs on one.
+    for keys in [&[1u64, 1][..], &[1, 2], &[]] {
+        let e = model.capture(keys, &[&xt]).unwrap_err();
+        assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{keys:?}: {e}");
+        assert!(e.message.contains("one device"), "{keys:?}: {e}");
+        let e = model.replay(keys, &[&xt]).unwrap_err();
+        assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{keys:?}: {e}");
+    }
+
+    // Nothing captured under the key: FAILED_PRECONDITION naming it.
+    let e = model.replay(&[12345], &[&xt]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_FAILED_PRECONDITION, "{e}");
+    assert!(e.message.contains("nothing is captured under graph key 12345"), "{e}");
+    let e = model.debug_verify_replay(&[12345], &[&xt]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_FAILED_PRECONDITION, "{e}");
+    assert!(e.message.contains("nothing is captured") && e.message.contains("12345"), "{e}");
+    let e = model.replay(&[u64::MAX], &[&xt]).unwrap_err();
+    assert!(e.message.contains(&u64::MAX.to_string()), "the key is printed unsigned: {e}");
+
+    // Bad inputs to capture are execute's errors, and record nothing.
+    let f64s = Tensor::from_slice(&[0f64; 8], &[2, 4]).unwrap();
+    let e = model.capture(&[12], &[&f64s]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert!(e.message.contains("float64"), "{e}");
+    let e = model.capture(&[12], &[]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert_eq!(model.replay(&[12], &[&xt]).unwrap_err().code, ffi::MAX_STATUS_FAILED_PRECONDITION);
+
+    // Replays need the captured shapes; a refused one leaves the outputs as they were.
+    let out = model.capture(&[12], &[&xt]).unwrap();
+    let before = out[0].to_vec::<f32>().unwrap();
+    assert_close(&before, &weights.reference(&x));
+    let (_, five) = batch(5, 8);
+    let e = model.replay(&[12], &[&five]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert!(e.message.contains("batch=5 but graph key 12 was captured with batch=2"), "{e}");
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), before);
+    let e = model.debug_verify_replay(&[12], &[&five]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    let e = model.replay(&[12], &[&f64s]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    let e = model.replay(&[12], &[&xt, &xt]).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), before);
+    model.replay(&[12], &[&xt]).unwrap();
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), before);
+    model.debug_verify_replay(&[12], &[&xt]).unwrap();
+    // The model still executes any batch.
+    let (y, yt) = batch(5, 9);
+    assert_close(&model.execute(&[&yt]).unwrap()[0].to_vec::<f32>().unwrap(), &weights.reference(&y));
+}
+
+#[test]
+fn replays_of_one_key_from_many_threads() {
+    // Replays take turns; each thread replays, then reads under the same lock, so no read
+    // overlaps another thread's rewrite (the contract of the captured outputs).
+    let weights = Weights::new(33);
+    let model = model_with(&weights, &CompileOptions::default());
+    let (x0, x0t) = batch(4, 60);
+    let out = model.capture(&[5], &[&x0t]).unwrap();
+    let lock = std::sync::Mutex::new(());
+    let batches: Vec<(Vec<f32>, Tensor)> = (0..4).map(|t| batch(4, 61 + t)).collect();
+    std::thread::scope(|s| {
+        for (x, xt) in &batches {
+            let (model, out, lock, weights) = (&model, &out, &lock, &weights);
+            s.spawn(move || {
+                for _ in 0..50 {
+                    let _held = lock.lock().unwrap();
+                    model.replay(&[5], &[xt]).unwrap();
+                    assert_close(&out[0].to_vec::<f32>().unwrap(), &weights.reference(x));
+                }
+            });
+        }
+    });
+    model.replay(&[5], &[&x0t]).unwrap();
+    assert_close(&out[0].to_vec::<f32>().unwrap(), &weights.reference(&x0));
 }

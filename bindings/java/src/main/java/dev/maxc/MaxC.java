@@ -9,7 +9,7 @@ import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
- * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.3) as a JNA interface mapping:
+ * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.4) as a JNA interface mapping:
  * only the functions this binding wraps. Prefer the idiomatic classes ({@link Tensor},
  * {@link Graph}, {@link Model}, ...); use this only for what they do not cover, through
  * {@link MaxLibrary#raw()}, which loads and ABI-checks the library first.
@@ -30,7 +30,7 @@ public interface MaxC extends Library {
   /** {@code MAX_ABI_VERSION_MAJOR} of the header this binding was written against. */
   int ABI_VERSION_MAJOR = 1;
   /** {@code MAX_ABI_VERSION_MINOR} of the header this binding was written against. */
-  int ABI_VERSION_MINOR = 3;
+  int ABI_VERSION_MINOR = 4;
   /** {@code MAX_ABI_VERSION}: (major &lt;&lt; 16) | minor. */
   int ABI_VERSION = (ABI_VERSION_MAJOR << 16) | ABI_VERSION_MINOR;
 
@@ -258,4 +258,12 @@ public interface MaxC extends Library {
   Pointer max_tensor_quantize(Pointer tensor, int encoding, PointerByReference outTensor);
   Pointer max_model_create_from_weights(Pointer compiled, Pointer weights, PointerByReference outModel);
   Pointer max_model_reload_from_weights(Pointer model, Pointer weights);
+
+  // ---- device graphs (ABI 1.4) ----
+  // graph_keys is const uint64_t*: each Java long carries one key's 64 bits (read unsigned).
+  Pointer max_model_capture(Pointer model, long[] graphKeys, SizeT numKeys, Pointer[] inputs, SizeT numInputs,
+      PointerByReference outOutputs);
+  Pointer max_model_replay(Pointer model, long[] graphKeys, SizeT numKeys, Pointer[] inputs, SizeT numInputs);
+  Pointer max_model_debug_verify_replay(Pointer model, long[] graphKeys, SizeT numKeys, Pointer[] inputs,
+      SizeT numInputs);
 }

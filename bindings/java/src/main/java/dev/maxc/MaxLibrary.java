@@ -38,7 +38,7 @@ public final class MaxLibrary {
    *
    * @throws UnsatisfiedLinkError when the library cannot be found or loaded (the message names
    *     every place tried)
-   * @throws MaxException FAILED_PRECONDITION when the library is older than ABI 1.3 (the header
+   * @throws MaxException FAILED_PRECONDITION when the library is older than ABI 1.4 (the header
    *     this binding was written against), with the library's message naming both versions
    */
   static MaxC lib() {

@@ -25,7 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Compile, execute, metadata, named inputs, reload, input checks and threads: y = relu(x @ w + b). */
+/**
+ * Compile, execute, metadata, named inputs, reload, input checks, threads, and device graphs
+ * (capture, replay, debugVerifyReplay; on the CPU the captured plan is rerun): y = relu(x @ w + b).
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EngineTest {
   static final DType F32 = DType.FLOAT32;
@@ -344,6 +347,180 @@ class EngineTest {
         String failure = f.get(300, TimeUnit.SECONDS);
         if (failure != null) fail(failure);
       }
+    } finally {
+      pool.shutdownNow();
+      inputs.forEach(Tensor::close);
+    }
+  }
+
+  // ---- capture and replay (MAX's device graphs; on the CPU, the captured plan) ----
+
+  /** A fresh MLP model, so the graphs one test captures stay its own. */
+  Model freshMlp() {
+    try (Graph g = GraphTest.mlp()) {
+      return context.load(g, weights(w, b));
+    }
+  }
+
+  @Test
+  void replayRewritesTheCapturedOutputs() {
+    float[] a = gaussian(3 * IN, 40);
+    float[] c = gaussian(3 * IN, 41);
+    try (Model m = freshMlp(); Tensor at = Tensor.of(a, 3, IN); Tensor ct = Tensor.of(c, 3, IN)) {
+      List<Tensor> out = m.capture(11, at);
+      assertEquals(1, out.size());
+      Tensor y = out.get(0);
+      assertArrayEquals(new long[] {3, OUT}, y.shape());
+      assertClose(reference(a, 3, w, b), y.toFloatArray());
+      assertArrayEquals(run(m, at), y.toFloatArray(), "capture gives execute's result");
+
+      // The same tensor, rewritten in place: no new outputs come back.
+      m.replay(11, ct);
+      assertClose(reference(c, 3, w, b), y.toFloatArray());
+      m.debugVerifyReplay(new long[] {11}, List.of(ct));
+      assertClose(reference(c, 3, w, b), y.toFloatArray()); // verifying leaves the outputs be
+      m.replay(new long[] {11}, List.of(at)); // an array of one key per device is the same key
+      assertClose(reference(a, 3, w, b), y.toFloatArray());
+      assertArrayEquals(a, at.toFloatArray(), "inputs are only read");
+
+      // A key is any 64 bits: -1L is the largest uint64.
+      List<Tensor> top = m.capture(-1L, at);
+      m.replay(-1L, ct);
+      assertClose(reference(c, 3, w, b), top.get(0).toFloatArray());
+
+      // Capturing again under a key replaces its graph: new outputs; the old keep their values.
+      float[] kept = y.toFloatArray();
+      List<Tensor> again = m.capture(11, ct);
+      m.replay(11, at);
+      assertClose(reference(a, 3, w, b), again.get(0).toFloatArray());
+      assertArrayEquals(kept, y.toFloatArray());
+      // Closing the outputs is fine: the graph holds its own reference.
+      out.forEach(Tensor::close);
+      again.forEach(Tensor::close);
+      top.forEach(Tensor::close);
+      m.replay(11, ct);
+    }
+  }
+
+  @Test
+  void graphCallsCheckKeysAndInputs() {
+    float[] x = gaussian(2 * IN, 42);
+    Model m = freshMlp(); // closed mid-test, and again (idempotent) at the end
+    try (Tensor xt = Tensor.of(x, 2, IN); Tensor five = Tensor.of(gaussian(5 * IN, 43), 5, IN);
+        Tensor f64 = Tensor.zeros(DType.FLOAT64, 2, IN)) {
+      // One key per device, and the model runs on one.
+      for (long[] keys : new long[][] {{1, 1}, {1, 2}, {}}) {
+        MaxException e = assertThrows(MaxException.class, () -> m.capture(keys, List.of(xt)), Arrays.toString(keys));
+        assertEquals(StatusCode.INVALID_ARGUMENT, e.code(), e.getMessage());
+        assertTrue(e.statusMessage().contains("one device"), e.getMessage());
+        assertEquals(StatusCode.INVALID_ARGUMENT,
+            assertThrows(MaxException.class, () -> m.replay(keys, List.of(xt))).code());
+      }
+      // Null arguments are the binding's INVALID_ARGUMENT, not a crash or an NPE.
+      assertEquals(StatusCode.INVALID_ARGUMENT,
+          assertThrows(MaxException.class, () -> m.capture(null, List.of(xt))).code());
+      assertEquals(StatusCode.INVALID_ARGUMENT,
+          assertThrows(MaxException.class, () -> m.replay(new long[] {1}, null)).code());
+      assertEquals(StatusCode.INVALID_ARGUMENT,
+          assertThrows(MaxException.class, () -> m.debugVerifyReplay(1, (Tensor[]) null)).code());
+      assertEquals(StatusCode.INVALID_ARGUMENT,
+          assertThrows(MaxException.class, () -> m.replay(1, xt, null)).code());
+
+      // Nothing captured under the key: FAILED_PRECONDITION naming it.
+      MaxException none = assertThrows(MaxException.class, () -> m.replay(12345, xt));
+      assertEquals(StatusCode.FAILED_PRECONDITION, none.code());
+      assertTrue(none.statusMessage().contains("nothing is captured under graph key 12345"), none.getMessage());
+      MaxException unverified = assertThrows(MaxException.class, () -> m.debugVerifyReplay(12345, xt));
+      assertEquals(StatusCode.FAILED_PRECONDITION, unverified.code());
+      assertTrue(unverified.statusMessage().contains("nothing is captured"), unverified.getMessage());
+      assertTrue(unverified.statusMessage().contains("12345"), unverified.getMessage());
+      MaxException unsigned = assertThrows(MaxException.class, () -> m.replay(-1L, xt));
+      assertTrue(unsigned.statusMessage().contains(Long.toUnsignedString(-1L)), unsigned.getMessage());
+
+      // Bad inputs to capture are execute's errors, and record nothing.
+      MaxException dtype = assertThrows(MaxException.class, () -> m.capture(12, f64));
+      assertEquals(StatusCode.INVALID_ARGUMENT, dtype.code());
+      assertTrue(dtype.statusMessage().contains("float64"), dtype.getMessage());
+      assertEquals(StatusCode.INVALID_ARGUMENT, assertThrows(MaxException.class, () -> m.capture(12)).code());
+      assertEquals(StatusCode.FAILED_PRECONDITION,
+          assertThrows(MaxException.class, () -> m.replay(12, xt)).code());
+
+      // Replays need the captured shapes; a refused one leaves the outputs as they were.
+      List<Tensor> out = m.capture(12, xt);
+      float[] before = out.get(0).toFloatArray();
+      assertClose(reference(x, 2, w, b), before);
+      MaxException batch = assertThrows(MaxException.class, () -> m.replay(12, five));
+      assertEquals(StatusCode.INVALID_ARGUMENT, batch.code());
+      assertTrue(batch.statusMessage().contains("batch=5 but graph key 12 was captured with batch=2"), batch.getMessage());
+      assertArrayEquals(before, out.get(0).toFloatArray());
+      assertEquals(StatusCode.INVALID_ARGUMENT,
+          assertThrows(MaxException.class, () -> m.debugVerifyReplay(12, five)).code());
+      assertEquals(StatusCode.INVALID_ARGUMENT, assertThrows(MaxException.class, () -> m.replay(12, f64)).code());
+      assertEquals(StatusCode.INVALID_ARGUMENT, assertThrows(MaxException.class, () -> m.replay(12, xt, xt)).code());
+      Tensor closed = Tensor.of(x, 2, IN);
+      closed.close();
+      assertThrows(IllegalStateException.class, () -> m.replay(12, closed));
+      assertArrayEquals(before, out.get(0).toFloatArray());
+      m.replay(12, xt);
+      assertArrayEquals(before, out.get(0).toFloatArray());
+      m.debugVerifyReplay(12, xt);
+      assertClose(reference(five.toFloatArray(), 5, w, b), run(m, five)); // execute takes any batch
+
+      // A closed model throws, never crashes; the outputs outlive it.
+      m.close();
+      assertThrows(IllegalStateException.class, () -> m.replay(12, xt));
+      assertThrows(IllegalStateException.class, () -> m.capture(12, xt));
+      assertThrows(IllegalStateException.class, () -> m.debugVerifyReplay(12, xt));
+      assertArrayEquals(before, out.get(0).toFloatArray());
+      out.forEach(Tensor::close);
+    } finally {
+      m.close();
+    }
+  }
+
+  @Test
+  void replaysOfOneKeyFromManyThreads() throws Exception {
+    // Replays take turns; each thread replays and reads under one lock, so no read overlaps
+    // another thread's rewrite (the contract of the captured outputs).
+    int threads = 4;
+    Object lock = new Object();
+    List<Tensor> inputs = new ArrayList<>();
+    List<float[]> expected = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      float[] x = gaussian(4 * IN, 200 + t);
+      inputs.add(Tensor.of(x, 4, IN));
+      expected.add(reference(x, 4, w, b));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try (Model m = freshMlp()) {
+      List<Tensor> out = m.capture(5, inputs.get(0));
+      List<Future<String>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int id = t;
+        results.add(pool.submit(() -> {
+          for (int i = 0; i < 50; i++) {
+            float[] got;
+            synchronized (lock) {
+              m.replay(5, inputs.get(id));
+              got = out.get(0).toFloatArray();
+            }
+            float[] want = expected.get(id);
+            for (int k = 0; k < want.length; k++) {
+              if (Math.abs(got[k] - want[k]) > 1e-5f + 1e-5f * Math.abs(want[k])) {
+                return "thread " + id + " iteration " + i + ": a result for another input";
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<String> f : results) {
+        String failure = f.get(300, TimeUnit.SECONDS);
+        if (failure != null) fail(failure);
+      }
+      m.replay(5, inputs.get(0));
+      assertClose(expected.get(0), out.get(0).toFloatArray());
+      out.forEach(Tensor::close);
     } finally {
       pool.shutdownNow();
       inputs.forEach(Tensor::close);

@@ -15,8 +15,8 @@ class VersionTest {
     int header = MaxLibrary.headerAbiVersion();
     assertEquals(header >>> 16, lib >>> 16, "major");
     assertTrue((lib & 0xFFFF) >= (header & 0xFFFF), "library " + MaxLibrary.formatVersion(lib) + " is older");
-    assertEquals((1 << 16) | 3, header); // the weights API of ABI 1.3 is bound
-    assertEquals("1.3", MaxLibrary.formatVersion(header));
+    assertEquals((1 << 16) | 4, header); // the device graphs of ABI 1.4 (Model.capture ...) are bound
+    assertEquals("1.4", MaxLibrary.formatVersion(header));
     assertTrue(MaxLibrary.versionString().matches("\\d+\\.\\d+\\.\\d+.*"), MaxLibrary.versionString());
     assertFalse(MaxLibrary.origin().isEmpty());
   }
