@@ -1,9 +1,27 @@
-// matmul and the fused dense layer (compiler/fuse_matmul.cc) on a GPU: the tiled kernel of
-// kernels/cuda/matmul.cu with the bias and activation in its epilogue. Batches broadcast as
+// matmul and the fused dense layer (compiler/fuse_matmul.cc) on a GPU. Batches broadcast as
 // numpy's matmul does, as long as they collapse to one batch dim (each operand then has one
 // batch stride, 0 where it is shared).
+//
+// Two kernels serve them. cuBLASLt (driver/cuda/cublaslt_matmul.h), when the process has it
+// and it can compute the node exactly: float32, float16 or bfloat16; no activation, relu, or
+// gelu_tanh (cuBLASLt's GELU epilogue is the tanh approximation, so the erf "gelu" is not
+// one it has); a bias of one value per output column. Otherwise, and for a call whose
+// pointers are not aligned as cuBLASLt's algorithm was promised, the tiled kernel of
+// kernels/cuda/matmul.cu with the bias and activation in its epilogue.
+//
+// MAX_C_CUBLASLT=0 in the environment (read when a plan is built) keeps every matmul on the
+// tiled kernel. The choice is logged at debug level (MAX_C_LOG_LEVEL=debug), one line a node.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
+#include "base/log.h"
+#include "driver/cuda/cublaslt_matmul.h"
+#include "driver/cuda/cuda_stream.h"
+#include "driver/device.h"
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
 #include "engine/lowering.h"
@@ -19,6 +37,7 @@ constexpr unsigned kTile = 16;  // kMatmulTile of matmul.cu
 struct MatmulLaunch {
   int64_t m = 0, n = 0, k = 0, a_batch_stride = 0, b_batch_stride = 0, bias_len = 0;
   int32_t b_transposed = 0;
+  int64_t batch = 1;
   cuda::LaunchShape shape;
 };
 
@@ -29,8 +48,9 @@ MatmulLaunch plan_matmul(const LowerContext& ctx, bool rhs_transposed, int64_t b
   if (d.out_batch.size() > 1)
     ctx.unsupported("batch dims that broadcast unevenly (", ctx.inputs[0].to_string(), " @ ", ctx.inputs[1].to_string(),
                     ")");
-  MatmulLaunch l{d.m, d.n, d.k, 0, 0, bias_len, rhs_transposed ? 1 : 0, {}};
+  MatmulLaunch l{d.m, d.n, d.k, 0, 0, bias_len, rhs_transposed ? 1 : 0, 1, {}};
   const int64_t batch = d.batch_count();
+  l.batch = std::max<int64_t>(batch, 1);
   if (!d.out_batch.empty()) {
     l.a_batch_stride = d.lhs_batch[0] == 1 ? 0 : d.m * d.k;
     l.b_batch_stride = d.rhs_batch[0] == 1 ? 0 : d.k * d.n;
@@ -39,27 +59,128 @@ MatmulLaunch plan_matmul(const LowerContext& ctx, bool rhs_transposed, int64_t b
   l.shape.block[0] = l.shape.block[1] = kTile;
   l.shape.grid[0] = static_cast<unsigned>(std::max<int64_t>((d.n + kTile - 1) / kTile, 1));
   l.shape.grid[1] = static_cast<unsigned>(std::max<int64_t>((d.m + kTile - 1) / kTile, 1));
-  l.shape.grid[2] = static_cast<unsigned>(std::max<int64_t>(batch, 1));
+  l.shape.grid[2] = static_cast<unsigned>(l.batch);
   return l;
 }
 
-Lowered matmul_kernel(const LowerContext& ctx, cpu::Activation activation, bool rhs_transposed, int64_t bias_len) {
+GpuKernel load_tiled_kernel(const LowerContext& ctx, cpu::Activation activation) {
   std::string name;
   try {
     name = gpu::matmul_kernel(ctx.inputs[0].dtype, activation);
   } catch (const Error& e) {
     fail(e.code(), ctx.op_label(), ": ", e.what());
   }
-  const GpuKernel k = load_gpu_kernel(ctx, "matmul.cu", name);
-  const MatmulLaunch l = plan_matmul(ctx, rhs_transposed, bias_len);
-  return {[k, l](const KernelArgs& a) {
-    const void *lhs = a.inputs[0], *rhs = a.inputs[1], *bias = l.bias_len > 0 ? a.inputs[2] : nullptr;
-    void* out = a.outputs[0];
-    MatmulLaunch v = l;
-    void* args[] = {&lhs, &rhs, &bias, &out, &v.m, &v.n, &v.k, &v.a_batch_stride, &v.b_batch_stride,
-                    &v.b_transposed, &v.bias_len};
-    k.launch(l.shape, a.stream, args);
+  return load_gpu_kernel(ctx, "matmul.cu", name);
+}
+
+void launch_tiled(const GpuKernel& k, const MatmulLaunch& l, const KernelArgs& a) {
+  const void *lhs = a.inputs[0], *rhs = a.inputs[1], *bias = l.bias_len > 0 ? a.inputs[2] : nullptr;
+  void* out = a.outputs[0];
+  MatmulLaunch v = l;
+  void* args[] = {&lhs, &rhs, &bias, &out, &v.m, &v.n, &v.k, &v.a_batch_stride, &v.b_batch_stride,
+                  &v.b_transposed, &v.bias_len};
+  k.launch(l.shape, a.stream, args);
+}
+
+// ---- cuBLASLt --------------------------------------------------------------------------------
+
+bool cublaslt_enabled() {
+  const char* env = std::getenv("MAX_C_CUBLASLT");
+  return !(env && std::string_view(env) == "0");
+}
+
+// The epilogue activation cuBLASLt computes exactly as the graph means it, if it has one.
+std::optional<cuda::CublasLtActivation> cublaslt_activation(cpu::Activation a) {
+  switch (a) {
+    case cpu::Activation::kNone: return cuda::CublasLtActivation::kNone;
+    case cpu::Activation::kRelu: return cuda::CublasLtActivation::kRelu;
+    case cpu::Activation::kGeluTanh: return cuda::CublasLtActivation::kGeluTanh;
+    default: return std::nullopt;  // erf gelu, sigmoid, tanh, silu: not cuBLASLt epilogues
+  }
+}
+
+cuda::CublasLtMatmulSpec cublaslt_spec(const LowerContext& ctx, const MatmulLaunch& l, cuda::CublasLtActivation act) {
+  cuda::CublasLtMatmulSpec s;
+  s.dtype = ctx.inputs[0].dtype;
+  s.m = l.m;
+  s.n = l.n;
+  s.k = l.k;
+  s.batch = l.batch;
+  s.a_batch_stride = l.a_batch_stride;
+  s.b_batch_stride = l.b_batch_stride;
+  s.b_transposed = l.b_transposed != 0;
+  s.bias = l.bias_len > 0;
+  s.activation = act;
+  return s;
+}
+
+// The node's cuBLASLt plan, or null with the reason the tiled kernel serves it instead.
+std::shared_ptr<const cuda::CublasLtMatmul> plan_cublaslt(const LowerContext& ctx, const MatmulLaunch& l,
+                                                          cpu::Activation activation, std::string* why_not) {
+  if (!cublaslt_enabled()) {
+    *why_not = "MAX_C_CUBLASLT=0";
+    return nullptr;
+  }
+  const std::shared_ptr<const cuda::CublasLtLibrary> library = cuda::cublaslt();
+  if (!library->available) {
+    *why_not = library->unavailable_reason;
+    return nullptr;
+  }
+  const std::optional<cuda::CublasLtActivation> act = cublaslt_activation(activation);
+  if (!act) {
+    *why_not = str_cat("cuBLASLt has no '", cpu::activation_name(activation), "' epilogue");
+    return nullptr;
+  }
+  if (l.bias_len > 0 && l.bias_len != l.n) {
+    *why_not = "cuBLASLt's bias is one value per output column, not one for all";
+    return nullptr;
+  }
+  try {
+    auto handle = cuda::CublasLtHandle::get(library, *ctx.device->cuda());
+    return cuda::CublasLtMatmul::plan(std::move(handle), cublaslt_spec(ctx, l, *act), why_not);
+  } catch (const Error& e) {
+    fail(e.code(), ctx.op_label(), ": ", e.what(), " (MAX_C_CUBLASLT=0 uses the tiled kernel instead)");
+  }
+}
+
+Lowered cublaslt_kernel(const LowerContext& ctx, std::shared_ptr<const cuda::CublasLtMatmul> plan,
+                        cpu::Activation activation, const MatmulLaunch& l) {
+  // For a call whose pointers are less aligned than the plan promised cuBLASLt (a tensor
+  // imported at an odd offset): the arena and the allocators align far more than that.
+  const GpuKernel fallback = load_tiled_kernel(ctx, activation);
+  const std::string label = ctx.op_label();
+  Lowered lowered{[plan, fallback, l, label](const KernelArgs& a) {
+    const void* bias = l.bias_len > 0 ? a.inputs[2] : nullptr;
+    if (!cuda::CublasLtMatmul::pointers_aligned(a.inputs[0], a.inputs[1], bias, a.outputs[0])) {
+      launch_tiled(fallback, l, a);
+      return;
+    }
+    try {
+      plan->run(a.inputs[0], a.inputs[1], bias, a.outputs[0], a.scratch, a.stream ? a.stream->handle() : nullptr);
+    } catch (const Error& e) {
+      fail(e.code(), label, ": ", e.what());
+    }
   }};
+  lowered.scratch_bytes = plan->workspace_bytes();
+  return lowered;
+}
+
+// ---- the lowerings ---------------------------------------------------------------------------
+
+Lowered matmul_kernel(const LowerContext& ctx, cpu::Activation activation, bool rhs_transposed, int64_t bias_len) {
+  if (!ctx.device || !ctx.device->cuda())
+    fail(Code::kInternal, ctx.op_label(), ": a GPU kernel was asked for a plan on the host");
+  const MatmulLaunch l = plan_matmul(ctx, rhs_transposed, bias_len);
+  std::string why_not;
+  if (auto plan = plan_cublaslt(ctx, l, activation, &why_not)) {
+    MAXC_LOG(kDebug, ctx.op_label(), " ", ctx.inputs[0].to_string(), " @ ", ctx.inputs[1].to_string(),
+             ": cuBLASLt, workspace ", plan->workspace_bytes(), " bytes");
+    return cublaslt_kernel(ctx, std::move(plan), activation, l);
+  }
+  MAXC_LOG(kDebug, ctx.op_label(), " ", ctx.inputs[0].to_string(), " @ ", ctx.inputs[1].to_string(),
+           ": tiled kernel (", why_not, ")");
+  const GpuKernel k = load_tiled_kernel(ctx, activation);
+  return {[k, l](const KernelArgs& a) { launch_tiled(k, l, a); }};
 }
 
 Lowered lower_matmul(const LowerContext& ctx) { return matmul_kernel(ctx, cpu::Activation::kNone, false, 0); }
