@@ -13,8 +13,12 @@
 #ifndef MAXC_GPU_PLATFORM_CUH
 #define MAXC_GPU_PLATFORM_CUH
 
+// MAXC_EMULATED: tests/gpu_emu/cuda_emulator.h, which runs the kernels on the host with the
+// device keywords and intrinsics it defines, so the headers take their CUDA branch there.
 #if defined(__HIPCC_RTC__) || defined(__HIP__) || defined(__HIPCC__)
 #define MAXC_HIP 1
+#elif defined(MAXC_EMULATED)
+#define MAXC_CUDA 1
 #elif defined(__CUDACC_RTC__) || defined(__CUDACC__)
 #define MAXC_CUDA 1
 #else
