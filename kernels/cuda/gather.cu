@@ -5,20 +5,11 @@
 // which the host reads back to report the error (a kernel cannot throw). Values move as raw
 // words of their width.
 #include "common/launch.cuh"
+#include "common/layout.cuh"
 #include "common/platform.cuh"
 
 namespace maxc {
 namespace gpu {
-
-template <class I>
-__device__ __forceinline__ i64 wrap_index(I i, i64 n) {
-  if constexpr (IsUnsignedInt<I>::value) {
-    return static_cast<u64>(i) < static_cast<u64>(n) ? static_cast<i64>(i) : -1;
-  } else {
-    const i64 v = static_cast<i64>(i) < 0 ? static_cast<i64>(i) + n : static_cast<i64>(i);
-    return v >= 0 && v < n ? v : -1;
-  }
-}
 
 template <class W, class I>
 __global__ void gather(const W* __restrict__ x, const I* __restrict__ indices, W* __restrict__ y, i64 outer,

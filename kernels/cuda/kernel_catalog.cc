@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/str_cat.h"
+#include "kernels/cuda/layout_catalog.h"
 
 namespace maxc::gpu {
 namespace {
@@ -209,6 +210,10 @@ std::string softmax_kernel(DType d, bool log) {
 
 std::string layer_norm_kernel(DType d) { return str_cat("maxc::gpu::layer_norm<", require_storage(d, "layer_norm"), ">"); }
 
+std::string add_layer_norm_kernel(DType d) {
+  return str_cat("maxc::gpu::add_layer_norm<", require_storage(d, "add_layer_norm"), ">");
+}
+
 std::string rms_norm_kernel(DType d) { return str_cat("maxc::gpu::rms_norm<", require_storage(d, "rms_norm"), ">"); }
 
 namespace {
@@ -232,6 +237,35 @@ std::string matmul_kernel(DType d, cpu::Activation activation) {
   if (!dtype_is_float(d)) fail(Code::kUnimplemented, "matmul: the GPU kernels multiply float types, not ", dtype_name(d));
   return str_cat("maxc::gpu::matmul_tiled<", require_storage(d, "matmul"), ", maxc::gpu::op::",
                  activation_functor(activation), ">");
+}
+
+std::string attention_kernel(DType d, DType mask) {
+  if (!dtype_is_float(d) || d == DType::kFloat64)
+    fail(Code::kUnimplemented, "attention: the GPU kernel computes float32, float16 and bfloat16, not ",
+         dtype_name(d) ? dtype_name(d) : "?");
+  if (mask != d && mask != DType::kFloat32)
+    fail(Code::kUnimplemented, "attention: a mask of ", dtype_name(mask) ? dtype_name(mask) : "?",
+         " (float32 or the inputs' dtype)");
+  return str_cat("maxc::gpu::attention_rows<", require_storage(d, "attention"), ", ", require_storage(mask, "attention mask"), ">");
+}
+
+namespace {
+
+// The dtypes the CPU scans and arg-reduces (its DTypeSet::kNumeric).
+const char* require_numeric(DType d, const char* what) {
+  if (!dtype_is_float(d) && d != DType::kInt32 && d != DType::kInt64)
+    fail(Code::kUnimplemented, what, ": the GPU kernel handles float types, int32 and int64, not ",
+         dtype_name(d) ? dtype_name(d) : "?");
+  return require_storage(d, what);
+}
+
+}  // namespace
+
+std::string cumsum_kernel(DType d) { return str_cat("maxc::gpu::cumsum_lines<", require_numeric(d, "cumsum"), ">"); }
+
+std::string arg_reduce_kernel(DType d, bool max) {
+  return str_cat("maxc::gpu::arg_reduce_lines<maxc::gpu::", max ? "ArgMax" : "ArgMin", ", ",
+                 require_numeric(d, max ? "argmax" : "argmin"), ">");
 }
 
 std::vector<KernelFamily> kernel_catalog() {
@@ -266,6 +300,7 @@ std::vector<KernelFamily> kernel_catalog() {
     softmax.instances.push_back(softmax_kernel(d, false));
     softmax.instances.push_back(softmax_kernel(d, true));
     layer_norm.instances.push_back(layer_norm_kernel(d));
+    layer_norm.instances.push_back(add_layer_norm_kernel(d));
     rms_norm.instances.push_back(rms_norm_kernel(d));
   }
   catalog.push_back(softmax);
@@ -279,6 +314,23 @@ std::vector<KernelFamily> kernel_catalog() {
                               cpu::Activation::kSilu})
       matmul.instances.push_back(matmul_kernel(d, a));
   catalog.push_back(matmul);
+  for (KernelFamily& f : layout_kernel_families()) catalog.push_back(std::move(f));
+
+  KernelFamily attention{"attention.cu", {}};
+  for (DType d : kFloats) {
+    attention.instances.push_back(attention_kernel(d, d));
+    if (d != DType::kFloat32) attention.instances.push_back(attention_kernel(d, DType::kFloat32));
+  }
+  catalog.push_back(attention);
+
+  KernelFamily scan{"scan.cu", {}}, arg_reduce{"arg_reduce.cu", {}};
+  for (DType d : kNumbers) {
+    scan.instances.push_back(cumsum_kernel(d));
+    arg_reduce.instances.push_back(arg_reduce_kernel(d, true));
+    arg_reduce.instances.push_back(arg_reduce_kernel(d, false));
+  }
+  catalog.push_back(scan);
+  catalog.push_back(arg_reduce);
   return catalog;
 }
 

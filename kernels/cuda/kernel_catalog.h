@@ -42,9 +42,17 @@ enum class Reduction { kSum, kMean, kMax, kMin };
 std::string reduce_kernel(Reduction reduction, DType dtype, bool rows);
 std::string softmax_kernel(DType dtype, bool log);
 std::string layer_norm_kernel(DType dtype);
+std::string add_layer_norm_kernel(DType dtype);  // in layer_norm.cu
 std::string rms_norm_kernel(DType dtype);
 // The dense layer's activations (kernels/cpu/matmul_epilogue.h), as the matmul's epilogue.
 std::string matmul_kernel(DType dtype, cpu::Activation activation);
+// Fused attention over q, k, v of `dtype` (float types) and a mask of `mask` (float32 or
+// `dtype`; either when there is no mask).
+std::string attention_kernel(DType dtype, DType mask);
+// cumsum along an axis (scan.cu), and argmax / argmin (arg_reduce.cu): the CPU's numeric
+// dtypes (float types, int32, int64).
+std::string cumsum_kernel(DType dtype);
+std::string arg_reduce_kernel(DType dtype, bool max);
 
 struct KernelFamily {
   std::string source;                  // "softmax.cu"

@@ -143,8 +143,11 @@ Dims sliced_lengths(const LowerContext& ctx) {
   return lengths;
 }
 
-// The slice is a strided copy: each axis reads from its start with stride step * its stride;
-// squeezed and new axes have size 1 and do not change the layout.
+}  // namespace
+
+// The slice is a strided copy (lower_strided_copy, on the plan's device): each axis reads
+// from its start with stride step * its stride; squeezed and new axes have size 1 and do not
+// change the layout.
 Lowered lower_slice_tensor(const LowerContext& ctx) {
   const Shape& x = ctx.inputs[0];
   const auto& starts = ctx.attr<std::vector<Dim>>("starts");
@@ -163,12 +166,10 @@ Lowered lower_slice_tensor(const LowerContext& ctx) {
   for (size_t i = starts.size(); i < lengths.size(); ++i)
     if (lengths[i] != x.dims[i])
       fail(Code::kInternal, ctx.op_label(), ": unsliced axis ", i, " changed length");
-  const int32_t w = element_bytes(ctx, x.dtype);
-  cpu::StridedCopy plan = cpu::plan_strided_copy(w, lengths, strides, offset);
-  if (plan.kind == cpu::StridedCopy::Kind::kContiguous && plan.src_offset == 0 && plan.num_elements == x.num_elements())
-    return Lowered::alias_of_input();
-  return {[plan = std::move(plan)](const KernelArgs& a) { cpu::strided_copy(plan, a.inputs[0], a.outputs[0]); }};
+  return lower_strided_copy(ctx, lengths, strides, offset);
 }
+
+namespace {
 
 // ---- gather, gather_nd -----------------------------------------------------------------------
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <span>
 
+#include "base/dtype.h"
+
 namespace maxc {
 
 class KernelTable;
@@ -23,6 +25,12 @@ void register_layout_kernels(KernelTable& t);
 // the identity. On the plan's device: the one kernel the layout lowerings need.
 Lowered lower_strided_copy(const LowerContext& ctx, std::span<const int64_t> dims, std::span<const int64_t> src_strides,
                            int64_t src_offset);
+
+// slice_tensor: one strided copy (lower_strided_copy), on every device.
+Lowered lower_slice_tensor(const LowerContext& ctx);
+// pad's attribute 'value' as the raw bits of one element of `dtype` (numpy's cast of the
+// value to the array's dtype; an integer takes the low bytes of its two's complement).
+uint64_t pad_fill_pattern(const LowerContext& ctx, double value, DType dtype);
 
 void register_elementwise_kernels(KernelTable& t);    // unary, binary, comparison, logical, where, clamp, cast, fused_elementwise
 void register_reduction_kernels(KernelTable& t);      // sum mean max min argmax argmin cumsum top_k argsort

@@ -181,9 +181,9 @@ Lowered lower_repeat_interleave(const LowerContext& ctx) {
   }};
 }
 
-// The fill value as `dtype`'s bytes (numpy's cast of the value to the array's dtype; an
-// integer takes the low bytes of the value's two's complement).
-uint64_t fill_pattern(const LowerContext& ctx, double v, DType dtype) {
+}  // namespace
+
+uint64_t pad_fill_pattern(const LowerContext& ctx, double v, DType dtype) {
   switch (dtype) {
     case DType::kFloat32: return std::bit_cast<uint32_t>(static_cast<float>(v));
     case DType::kFloat64: return std::bit_cast<uint64_t>(v);
@@ -201,6 +201,8 @@ uint64_t fill_pattern(const LowerContext& ctx, double v, DType dtype) {
   ctx.unsupported("a non-zero pad value in dtype ", dtype_name(dtype));
 }
 
+namespace {
+
 Lowered lower_pad(const LowerContext& ctx) {
   const std::string& mode = ctx.attr<std::string>("mode");
   if (mode != "constant") ctx.unsupported("mode \"", mode, "\" (only \"constant\")");
@@ -214,7 +216,7 @@ Lowered lower_pad(const LowerContext& ctx) {
   }
   if (!any) return lower_alias(ctx);
   const int32_t w = element_bytes(ctx, x.dtype);
-  const uint64_t pattern = fill_pattern(ctx, ctx.attr<double>("value"), x.dtype);
+  const uint64_t pattern = pad_fill_pattern(ctx, ctx.attr<double>("value"), x.dtype);
   return {[=, in = x.dims, out = ctx.outputs[0].dims](const KernelArgs& a) {
     cpu::pad_constant(a.inputs[0], a.outputs[0], w, in, before, out, pattern);
   }};

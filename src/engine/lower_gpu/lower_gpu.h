@@ -16,10 +16,14 @@ struct LowerContext;
 void register_gpu_kernels(KernelTable& t);
 
 void register_gpu_elementwise_kernels(KernelTable& t);    // every elementwise op, fused_elementwise
-void register_gpu_normalization_kernels(KernelTable& t);  // softmax logsoftmax layer_norm rms_norm
+void register_gpu_normalization_kernels(KernelTable& t);  // softmax logsoftmax layer_norm rms_norm add_layer_norm
 void register_gpu_reduction_kernels(KernelTable& t);      // sum mean
 void register_gpu_linalg_kernels(KernelTable& t);         // matmul fused_matmul
-void register_gpu_indexing_kernels(KernelTable& t);       // gather
+void register_gpu_indexing_kernels(KernelTable& t);       // gather gather_nd scatter scatter_nd
+// slice_tensor concat stack split chunk pad band_part range outer repeat_interleave shape_to_tensor
+void register_gpu_layout_kernels(KernelTable& t);
+void register_gpu_attention_kernels(KernelTable& t);      // attention (the fused node)
+void register_gpu_scan_sort_kernels(KernelTable& t);      // argmax argmin cumsum
 
 // The one-input max and min (reductions), which the elementwise family hands over.
 Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);

@@ -1,6 +1,6 @@
-// softmax, logsoftmax, layer_norm and rms_norm on a GPU: one block per row of the last dim
-// (kernels/cuda/softmax.cu, layer_norm.cu, rms_norm.cu). softmax over another axis would read
-// strided rows; it is not written yet and says so.
+// softmax, logsoftmax, layer_norm, the fused add_layer_norm and rms_norm on a GPU: one block
+// per row of the last dim (kernels/cuda/softmax.cu, layer_norm.cu, rms_norm.cu). softmax over
+// another axis would read strided rows; it is not written yet and says so.
 #include <string>
 
 #include "engine/lower/extents.h"
@@ -13,9 +13,11 @@ namespace maxc {
 namespace {
 
 // The instance name for the input's dtype; UNIMPLEMENTED with the op's label when the GPU
-// kernels have none.
+// kernels have none (these ops are defined on float types only, as on the CPU).
 template <typename F>
 std::string instance(const LowerContext& ctx, F name_of) {
+  const DType d = ctx.inputs[0].dtype;
+  if (!dtype_is_float(d)) ctx.unsupported("dtype ", dtype_name(d) ? dtype_name(d) : "invalid", " (float types only)");
   try {
     return name_of(ctx.inputs[0].dtype);
   } catch (const Error& e) {
@@ -82,6 +84,45 @@ Lowered lower_rms_norm(const LowerContext& ctx) {
   return l;
 }
 
+// The residual's row stride: d when it has input 0's shape, 0 when it is one row for all.
+int64_t residual_stride(const LowerContext& ctx, const Rows& r) {
+  const Shape &in = ctx.inputs[0], &residual = ctx.inputs[1];
+  if (residual.dtype != in.dtype)
+    fail(Code::kInternal, ctx.op_label(), ": residual ", residual.to_string(), " has another dtype than input ",
+         in.to_string());
+  if (residual.dims == in.dims) return r.d;
+  if (residual.num_elements() != r.d)
+    fail(Code::kInternal, ctx.op_label(), ": residual ", residual.to_string(), " is neither the shape of input ",
+         in.to_string(), " nor one row of it");
+  return 0;
+}
+
+// Inputs (x, residual, gamma, beta); outputs (normalized) or (normalized, x + residual): see
+// compiler/fuse_layer_norm.cc.
+Lowered lower_add_layer_norm(const LowerContext& ctx) {
+  if (ctx.inputs.size() != 4 || ctx.outputs.empty() || ctx.outputs.size() > 2)
+    fail(Code::kInternal, ctx.op_label(), ": expected 4 inputs and 1 or 2 outputs, got ", ctx.inputs.size(), " and ",
+         ctx.outputs.size());
+  const Rows r = rows_of(ctx, 2);
+  if (ctx.outputs.size() == 2) expect_output(ctx, 1, ctx.inputs[0]);
+  const int64_t stride = residual_stride(ctx, r);
+  const GpuKernel k = load_gpu_kernel(ctx, "layer_norm.cu", instance(ctx, gpu::add_layer_norm_kernel));
+  const cuda::LaunchShape launch = gpu_launch_for_rows(r.rows);
+  const double epsilon = ctx.attr<double>("epsilon");
+  const bool with_sum = ctx.outputs.size() == 2;
+  Lowered l{[=](const KernelArgs& a) {
+    const void *x = a.inputs[0], *residual = a.inputs[1], *gamma = a.inputs[2], *beta = a.inputs[3];
+    void* y = a.outputs[0];
+    void* sum = with_sum ? a.outputs[1] : nullptr;
+    int64_t residual_stride = stride, rows = r.rows, cols = r.d;
+    double eps = epsilon;
+    void* args[] = {&x, &residual, &residual_stride, &gamma, &beta, &y, &sum, &rows, &cols, &eps};
+    k.launch(launch, a.stream, args);
+  }};
+  l.inplace_input = 0;  // each thread reads its elements of x before it writes them to y
+  return l;
+}
+
 }  // namespace
 
 void register_gpu_normalization_kernels(KernelTable& t) {
@@ -89,6 +130,7 @@ void register_gpu_normalization_kernels(KernelTable& t) {
   t.add("logsoftmax", [](const LowerContext& ctx) { return lower_softmax(ctx, true); });
   t.add("layer_norm", lower_layer_norm);
   t.add("rms_norm", lower_rms_norm);
+  t.add("add_layer_norm", lower_add_layer_norm);
 }
 
 }  // namespace maxc
