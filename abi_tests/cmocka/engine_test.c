@@ -371,7 +371,7 @@ static void check_y(max_tensor_list_t* outs, const float* x, int64_t rows) {
 
 /* ABI 1.4: a capture's outputs are rewritten in place by every replay of its key. */
 static void capture_and_replay(void** state) {
-  float a[2 * IN], b[2 * IN];
+  float a[2 * IN], b[2 * IN], c[3 * IN] = {0};
   const int64_t dims[2] = {2, IN}, wide_dims[2] = {3, IN};
   const uint64_t key = 42, keys2[2] = {42, 42};
   max_tensor_t *in_a, *in_b, *wide;
@@ -382,7 +382,7 @@ static void capture_and_replay(void** state) {
   for (i = 0; i < 2 * IN; ++i) b[i] = -a[i] + 0.5f;
   in_a = f32(dims, 2, a);
   in_b = f32(dims, 2, b);
-  wide = f32(wide_dims, 2, b);
+  wide = f32(wide_dims, 2, c);
   EXPECT_STATUS(max_model_replay(g_model, &key, 1, &in_a, 1), MAX_STATUS_FAILED_PRECONDITION, "graph key 42");
   EXPECT_INVALID(max_model_capture(g_model, keys2, 2, &in_a, 1, &outs), "graph_keys has 2 keys");
   EXPECT_INVALID(max_model_capture(g_model, NULL, 1, &in_a, 1, &outs), "graph_keys is NULL");
