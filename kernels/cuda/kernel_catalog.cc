@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/str_cat.h"
+#include "kernels/cpu/pool.h"
 #include "kernels/cuda/layout_catalog.h"
 
 namespace maxc::gpu {
@@ -268,6 +269,32 @@ std::string arg_reduce_kernel(DType d, bool max) {
                  require_numeric(d, max ? "argmax" : "argmin"), ">");
 }
 
+std::string sort_kernel(DType d) { return str_cat("maxc::gpu::sort_lines<", require_numeric(d, "sort"), ">"); }
+
+int64_t sort_key_bytes(DType d) {
+  require_numeric(d, "sort");
+  return d == DType::kFloat32 || d == DType::kFloat16 || d == DType::kBFloat16 ? 4 : 8;  // float, or double / i64
+}
+
+std::string conv2d_kernel(DType d, bool direct) {
+  if (!dtype_is_float(d))
+    fail(Code::kUnimplemented, "conv2d: the GPU kernels convolve float types, not ",
+         dtype_name(d) ? dtype_name(d) : "?");
+  return str_cat("maxc::gpu::", direct ? "conv2d_direct<" : "conv2d_tiled<", require_storage(d, "conv2d"), ">");
+}
+
+std::string max_pool2d_kernel(DType d) {
+  if (!cpu::max_pool2d_supports(d))
+    fail(Code::kUnimplemented, "max_pool2d: no GPU kernel for ", dtype_name(d) ? dtype_name(d) : "?");
+  return str_cat("maxc::gpu::max_pool2d<", require_storage(d, "max_pool2d"), ">");
+}
+
+std::string avg_pool2d_kernel(DType d) {
+  if (!cpu::avg_pool2d_supports(d))
+    fail(Code::kUnimplemented, "avg_pool2d: no GPU kernel for ", dtype_name(d) ? dtype_name(d) : "?");
+  return str_cat("maxc::gpu::avg_pool2d<", require_storage(d, "avg_pool2d"), ">");
+}
+
 std::vector<KernelFamily> kernel_catalog() {
   std::vector<KernelFamily> catalog;
   catalog.push_back(elementwise_family());
@@ -331,6 +358,23 @@ std::vector<KernelFamily> kernel_catalog() {
   }
   catalog.push_back(scan);
   catalog.push_back(arg_reduce);
+
+  KernelFamily sort{"sort.cu", {}};
+  for (DType d : kNumbers) sort.instances.push_back(sort_kernel(d));
+  sort.instances.push_back(sort_kernel(DType::kFloat64));  // the CPU sorts float64 too
+  catalog.push_back(sort);
+
+  KernelFamily conv{"conv.cu", {}}, pool{"pool.cu", {}};
+  for (DType d : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64}) {
+    conv.instances.push_back(conv2d_kernel(d, false));
+    conv.instances.push_back(conv2d_kernel(d, true));
+    pool.instances.push_back(avg_pool2d_kernel(d));
+  }
+  for (DType d : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64, DType::kInt8, DType::kInt16,
+                  DType::kInt32, DType::kInt64, DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64})
+    pool.instances.push_back(max_pool2d_kernel(d));
+  catalog.push_back(conv);
+  catalog.push_back(pool);
   return catalog;
 }
 

@@ -53,6 +53,18 @@ std::string attention_kernel(DType dtype, DType mask);
 // dtypes (float types, int32, int64).
 std::string cumsum_kernel(DType dtype);
 std::string arg_reduce_kernel(DType dtype, bool max);
+// top_k and argsort (sort.cu): the same dtypes; the bytes of one key the kernel sorts (its
+// compute type), which sizes the global scratch of long lines (common/sort_params.cuh).
+std::string sort_kernel(DType dtype);
+int64_t sort_key_bytes(DType dtype);
+
+// conv2d and fused_conv2d (conv.cu): float32, float16, bfloat16 and float64. max_pool2d
+// (pool.cu) takes the CPU's numeric dtypes (cpu::max_pool2d_supports), avg_pool2d its floats.
+// direct: one thread per output element (conv.cu's conv2d_direct, for few output channels per
+// group: depthwise), else the implicit GEMM in tiles (conv2d_tiled).
+std::string conv2d_kernel(DType dtype, bool direct);
+std::string max_pool2d_kernel(DType dtype);
+std::string avg_pool2d_kernel(DType dtype);
 
 struct KernelFamily {
   std::string source;                  // "softmax.cu"

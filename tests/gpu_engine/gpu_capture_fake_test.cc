@@ -21,21 +21,10 @@
 #include "engine/model.h"
 #include "gpu/fake_cuda.h"
 #include "gpu/gpu_test_util.h"
+#include "gpu_engine/engine_on_fake.h"
 
 namespace maxc::testing {
 namespace {
-
-Ref<Tensor> host_tensor(std::vector<int64_t> dims, std::vector<float> values) {
-  auto t = Tensor::create(Device::cpu(), DType::kFloat32, dims);
-  std::memcpy(t->data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
-
-std::vector<float> values_of(const Tensor& t) {
-  Ref<Tensor> host = t.copy(Device::cpu());
-  const auto* p = reinterpret_cast<const float*>(host->data());
-  return std::vector<float>(p, p + host->num_elements());
-}
 
 std::vector<float> softmax_rows(const std::vector<float>& x, int64_t cols) {
   std::vector<float> y(x.size());
@@ -45,13 +34,6 @@ std::vector<float> softmax_rows(const std::vector<float>& x, int64_t cols) {
     for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = static_cast<float>(std::exp(x[r * cols + c]) / sum);
   }
   return y;
-}
-
-template <typename T>
-T arg(void** args, size_t i) {
-  T v;
-  std::memcpy(&v, args[i], sizeof v);
-  return v;
 }
 
 // softmax_rows(x, y, rows, cols), its parameters bound by value as a graph node holds them.
@@ -66,27 +48,21 @@ std::function<void()> bind_softmax(const std::string& name, void** args) {
   };
 }
 
-class GpuCaptureOnFake : public ::testing::Test {
+class GpuCaptureOnFake : public EngineOnFake {
  protected:
-  static void SetUpTestSuite() { use_fake_as_process_driver(); }
-
   void SetUp() override {
-    if (!cuda::nvrtc().available)
-      MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
-    fake().launches.clear();
+    EngineOnFake::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     fake().bind_launch = bind_softmax;
-    gpu_ = Device::get(Device::Kind::kCuda, 0);
     Graph g("softmax");
     ValueId x = g.add_input("x", TensorType{DType::kFloat32, {2, 3}, DeviceRef::gpu(0)});
     g.set_outputs({{"y", g.add_op("softmax", {x})[0]}});
-    auto context = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
-    model_ = Model::create(CompiledModel::compile(context, g, CompileSettings{}), NamedTensors{});
+    model_ = compile(g);
   }
   void TearDown() override { fake().bind_launch = nullptr; }
 
   Ref<Tensor> on_gpu(std::vector<float> v) { return host_tensor({2, 3}, std::move(v))->copy(gpu_); }
 
-  Ref<Device> gpu_;
   Ref<Model> model_;
   const std::vector<uint64_t> key_{3};
 };

@@ -2,9 +2,6 @@
 // (gpu/fake_cublaslt.h) installed as the process's: which nodes go to cuBLASLt and which to
 // the tiled kernel, what cuBLASLt is asked, and the numbers the fake computes as the
 // column-major library does, against a row-major reference written here.
-//
-// A test binary of its own: the fixture installs the process's CUDA driver, which a process
-// can do once, and gpu_engine_tests' fixture does the same.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,38 +20,10 @@
 #include "gpu/fake_cublaslt.h"
 #include "gpu/fake_cuda.h"
 #include "gpu/gpu_test_util.h"
+#include "gpu_engine/engine_on_fake.h"
 
 namespace maxc::testing {
 namespace {
-
-TensorType f32_on_gpu(std::vector<Dim> dims) { return TensorType{DType::kFloat32, std::move(dims), DeviceRef::gpu(0)}; }
-
-bool in_device_memory(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = fake().device_blocks.upper_bound(a);
-  if (it == fake().device_blocks.begin()) return false;
-  --it;
-  return a >= it->first && a < it->first + it->second;
-}
-
-template <typename T>
-T arg(void** args, size_t i) {
-  T v;
-  std::memcpy(&v, args[i], sizeof v);
-  return v;
-}
-
-Ref<Tensor> host_tensor(std::vector<int64_t> dims, std::vector<float> values) {
-  auto t = Tensor::create(Device::cpu(), DType::kFloat32, dims);
-  std::memcpy(t->data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
-
-std::vector<float> values_of(const Tensor& t) {
-  Ref<Tensor> host = t.copy(Device::cpu());
-  const auto* p = reinterpret_cast<const float*>(host->data());
-  return std::vector<float>(p, p + host->num_elements());
-}
 
 std::vector<float> values(size_t n, float start, float step) {
   std::vector<float> v(n);
@@ -81,30 +50,20 @@ std::vector<float> relu(std::vector<float> v) {
   return v;
 }
 
-class CublasLtEngineOnFake : public ::testing::Test {
+class CublasLtEngineOnFake : public EngineOnFake {
  protected:
-  static void SetUpTestSuite() { use_fake_as_process_driver(); }
-
   void SetUp() override {
-    if (!cuda::nvrtc().available)
-      MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
+    EngineOnFake::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     unsetenv("MAX_C_CUBLASLT");
     reset_fake_lt();
     cuda::set_process_cublaslt(
         cuda::init_cublaslt([](const char* name) { return fake_cublaslt_symbol(name); }, "fake cuBLASLt"));
-    fake().launches.clear();
-    fake().on_launch = nullptr;
-    gpu_ = Device::get(Device::Kind::kCuda, 0);
-    context_ = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
   }
 
   void TearDown() override {
     cuda::set_process_cublaslt(nullptr);
     unsetenv("MAX_C_CUBLASLT");
-  }
-
-  Ref<Model> compile(const Graph& g, const NamedTensors& weights = {}) {
-    return Model::create(CompiledModel::compile(context_, g, CompileSettings{}), weights);
   }
 
   std::vector<float> run(const Ref<Model>& model, std::vector<int64_t> dims, const std::vector<float>& x) {
@@ -149,9 +108,6 @@ class CublasLtEngineOnFake : public ::testing::Test {
         }
     };
   }
-
-  Ref<Device> gpu_;
-  Ref<Context> context_;
 };
 
 TEST_F(CublasLtEngineOnFake, Float32MatmulRunsOnCublasLtNotTheTiledKernel) {

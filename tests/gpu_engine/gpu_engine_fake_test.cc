@@ -20,61 +20,14 @@
 #include "engine/model.h"
 #include "gpu/fake_cuda.h"
 #include "gpu/gpu_test_util.h"
+#include "gpu_engine/engine_on_fake.h"
 #include "kernels/cuda/common/indexing.cuh"
 #include "kernels/cuda/fused_elementwise.h"
 
 namespace maxc::testing {
 namespace {
 
-TensorType f32_on_gpu(std::vector<Dim> dims) { return TensorType{DType::kFloat32, std::move(dims), DeviceRef::gpu(0)}; }
-
-bool in_device_memory(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = fake().device_blocks.upper_bound(a);
-  if (it == fake().device_blocks.begin()) return false;
-  --it;
-  return a >= it->first && a < it->first + it->second;
-}
-
-template <typename T>
-T arg(void** args, size_t i) {
-  T v;
-  std::memcpy(&v, args[i], sizeof v);
-  return v;
-}
-
-Ref<Tensor> host_tensor(std::vector<int64_t> dims, std::vector<float> values) {
-  auto t = Tensor::create(Device::cpu(), DType::kFloat32, dims);
-  std::memcpy(t->data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
-
-std::vector<float> values_of(const Tensor& t) {
-  Ref<Tensor> host = t.copy(Device::cpu());
-  const auto* p = reinterpret_cast<const float*>(host->data());
-  return std::vector<float>(p, p + host->num_elements());
-}
-
-class GpuEngineOnFake : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { use_fake_as_process_driver(); }
-
-  void SetUp() override {
-    if (!cuda::nvrtc().available)
-      MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
-    fake().launches.clear();
-    fake().on_launch = nullptr;
-    gpu_ = Device::get(Device::Kind::kCuda, 0);
-    context_ = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
-  }
-
-  Ref<Model> compile(const Graph& g, const NamedTensors& weights = {}) {
-    return Model::create(CompiledModel::compile(context_, g, CompileSettings{}), weights);
-  }
-
-  Ref<Device> gpu_;
-  Ref<Context> context_;
-};
+using GpuEngineOnFake = EngineOnFake;
 
 // y = x + w: one generated elementwise kernel, its name the digest of the program the CPU
 // engine would run, reading the input and the weight in device memory.
@@ -205,11 +158,13 @@ TEST_F(GpuEngineOnFake, HostInputIsCopiedWhenTheModelCopiesInputs) {
 }
 
 TEST_F(GpuEngineOnFake, OpWithoutAGpuKernelIsUnimplementedAtCompileNamingIt) {
-  Graph g("argsort");
-  ValueId a = g.add_input("a", f32_on_gpu({5}));
-  g.set_outputs({{"y", g.add_op("argsort", {a})[0]}});
+  Graph g("dequantize");
+  ValueId a = g.add_input("a", on_gpu(DType::kUInt8, {2, 18}));  // two rows of one q4_0 block
+  Attrs attrs;
+  attrs.set("encoding", std::string("q4_0"));
+  g.set_outputs({{"y", g.add_op("dequantize", {a}, attrs)[0]}});
   EXPECT_MAXC_ERROR(CompiledModel::compile(context_, g, CompileSettings{}), Code::kUnimplemented,
-                    "op 'argsort': the GPU engine has no kernel for it");
+                    "op 'dequantize': the GPU engine has no kernel for it");
 }
 
 // gather's kernel reports a bad index through the step's error word: the call fails naming

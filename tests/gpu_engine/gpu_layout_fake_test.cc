@@ -20,6 +20,7 @@
 #include "engine/model.h"
 #include "gpu/fake_cuda.h"
 #include "gpu/gpu_test_util.h"
+#include "gpu_engine/engine_on_fake.h"
 #include "kernels/cuda/common/indexing.cuh"
 #include "kernels/cuda/common/layout.cuh"
 
@@ -27,26 +28,6 @@ namespace maxc::testing {
 namespace {
 
 constexpr int64_t kOpen = INT64_MAX;
-
-TensorType on_gpu(DType dtype, std::vector<Dim> dims) { return TensorType{dtype, std::move(dims), DeviceRef::gpu(0)}; }
-TensorType f32_on_gpu(std::vector<Dim> dims) { return on_gpu(DType::kFloat32, std::move(dims)); }
-
-bool in_device_memory(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = fake().device_blocks.upper_bound(a);
-  if (it == fake().device_blocks.begin()) return false;
-  --it;
-  return a >= it->first && a < it->first + it->second;
-}
-
-template <typename T>
-T arg(void** args, size_t i) {
-  T v;
-  std::memcpy(&v, args[i], sizeof v);
-  return v;
-}
-
-bool named(const std::string& launch, const char* kernel) { return launch.find(kernel) != std::string::npos; }
 
 // ---- the launches of the 4-byte-element instances, run on the host -----------------------------
 
@@ -114,25 +95,18 @@ void gather_nd(void** args) {
   }
 }
 
-class GpuLayoutOnFake : public ::testing::Test {
+class GpuLayoutOnFake : public EngineOnFake {
  protected:
-  static void SetUpTestSuite() { use_fake_as_process_driver(); }
-
   void SetUp() override {
-    if (!cuda::nvrtc().available)
-      MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
-    fake().launches.clear();
+    EngineOnFake::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     fake().on_launch = [](const std::string& name, void** args) {
       if (named(name, "copy_strided")) copy_strided(args);
       else if (named(name, "copy_between")) copy_between(args);
       else if (named(name, "pad_constant")) pad_constant(args);
       else if (named(name, "gather_nd")) gather_nd(args);
     };
-    gpu_ = Device::get(Device::Kind::kCuda, 0);
-    context_ = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
   }
-
-  Ref<Model> compile(const Graph& g) { return Model::create(CompiledModel::compile(context_, g, CompileSettings{}), NamedTensors{}); }
 
   template <typename T>
   Ref<Tensor> on_device(DType dtype, std::vector<int64_t> dims, std::vector<T> values) {
@@ -155,9 +129,6 @@ class GpuLayoutOnFake : public ::testing::Test {
   }
 
   std::vector<Ref<Tensor>> run(Model& m, std::vector<Ref<Tensor>> inputs) { return m.execute(inputs); }
-
-  Ref<Device> gpu_;
-  Ref<Context> context_;
 };
 
 // ---- slice_tensor ------------------------------------------------------------------------------

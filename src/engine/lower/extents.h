@@ -57,6 +57,13 @@ inline AxisSplit split_at_axis(const LowerContext& ctx, const Shape& in) {
   return s;
 }
 
+// `in` with its `axis` dim replaced by `extent`, of `dtype`.
+inline Shape with_axis(const Shape& in, int64_t axis, int64_t extent, DType dtype) {
+  Shape out{dtype, in.dims};
+  out.dims[static_cast<size_t>(axis)] = extent;
+  return out;
+}
+
 // The schema's shape inference and the lowering must agree; a mismatch is our bug (INTERNAL).
 inline void expect_output(const LowerContext& ctx, size_t i, const Shape& expected) {
   if (ctx.outputs.size() <= i || ctx.outputs[i] != expected)
@@ -97,6 +104,18 @@ inline std::vector<int64_t> transpose_permutation(const LowerContext& ctx) {
     std::swap(perm[static_cast<size_t>(a)], perm[static_cast<size_t>(b)]);
   }
   return perm;
+}
+
+// top_k's `k` attribute, checked against the split axis, with the outputs' shapes checked:
+// the values (in's dtype) and their int64 positions, both with k along the axis.
+inline int64_t top_k_extent(const LowerContext& ctx, const Shape& in, const AxisSplit& s) {
+  const int64_t k = ctx.attr<int64_t>("k");
+  if (k < 0 || k > s.n)
+    fail(Code::kInvalidArgument, ctx.op_label(), ": attribute 'k' is ", k, " but axis ", s.axis, " of input ",
+         in.to_string(), " has ", s.n, " elements");
+  expect_output(ctx, 0, with_axis(in, s.axis, k, in.dtype));
+  expect_output(ctx, 1, with_axis(in, s.axis, k, DType::kInt64));
+  return k;
 }
 
 }  // namespace maxc

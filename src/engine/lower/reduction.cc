@@ -15,12 +15,6 @@
 namespace maxc {
 namespace {
 
-Shape with_axis(const Shape& in, int64_t axis, int64_t extent, DType dtype) {
-  Shape out{dtype, in.dims};
-  out.dims[static_cast<size_t>(axis)] = extent;
-  return out;
-}
-
 [[noreturn]] void no_dtype_kernel(const LowerContext& ctx, const Shape& in) {
   ctx.unsupported("dtype ", dtype_name(in.dtype) ? dtype_name(in.dtype) : "invalid", " (input ", in.to_string(),
                   ")");
@@ -70,12 +64,7 @@ Lowered lower_top_k(const LowerContext& ctx) {
   const cpu::TopKFn fn = cpu::find_top_k_kernel(in.dtype);
   if (!fn) no_dtype_kernel(ctx, in);
   const AxisSplit s = split_at_axis(ctx, in);
-  const int64_t k = ctx.attr<int64_t>("k");
-  if (k < 0 || k > s.n)
-    fail(Code::kInvalidArgument, ctx.op_label(), ": attribute 'k' is ", k, " but axis ", s.axis, " of input ",
-         in.to_string(), " has ", s.n, " elements");
-  expect_output(ctx, 0, with_axis(in, s.axis, k, in.dtype));
-  expect_output(ctx, 1, with_axis(in, s.axis, k, DType::kInt64));
+  const int64_t k = top_k_extent(ctx, in, s);
   // Each thread sorts its lines in its own slot of the scratch.
   const int64_t slots = std::clamp<int64_t>(s.outer * s.inner, 1, std::max(ctx.num_threads, 1));
   Lowered l{[=](const KernelArgs& a) {

@@ -13,6 +13,7 @@ void register_gpu_kernels(KernelTable& t) {
   register_gpu_layout_kernels(t);
   register_gpu_attention_kernels(t);
   register_gpu_scan_sort_kernels(t);
+  register_gpu_conv_kernels(t);
   register_alias_kernels(t);
   register_layout_kernels(t);
 }

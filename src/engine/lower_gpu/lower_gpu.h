@@ -23,7 +23,8 @@ void register_gpu_indexing_kernels(KernelTable& t);       // gather gather_nd sc
 // slice_tensor concat stack split chunk pad band_part range outer repeat_interleave shape_to_tensor
 void register_gpu_layout_kernels(KernelTable& t);
 void register_gpu_attention_kernels(KernelTable& t);      // attention (the fused node)
-void register_gpu_scan_sort_kernels(KernelTable& t);      // argmax argmin cumsum
+void register_gpu_scan_sort_kernels(KernelTable& t);      // argmax argmin cumsum top_k argsort
+void register_gpu_conv_kernels(KernelTable& t);           // conv2d fused_conv2d max_pool2d avg_pool2d
 
 // The one-input max and min (reductions), which the elementwise family hands over.
 Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);

@@ -1,0 +1,114 @@
+// What every suite of gpu_engine_tests shares: the fake CUDA driver (gpu/fake_cuda.h)
+// installed as the process's, a context with the CPU and the fake's gpu:0, and the small
+// helpers that read a fake launch's arguments and move float data on and off the device.
+//
+// A suite derives from EngineOnFake and sets fake().on_launch (or bind_launch) in its own
+// SetUp after calling this one's; the fake's device memory is host memory, so the emulated
+// launches read and write it directly.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "driver/cuda/nvrtc_api.h"
+#include "driver/device.h"
+#include "engine/compiled_model.h"
+#include "engine/lowering.h"
+#include "engine/model.h"
+#include "gpu/fake_cuda.h"
+#include "gpu/gpu_test_util.h"
+
+namespace maxc::testing {
+
+inline TensorType on_gpu(DType dtype, std::vector<Dim> dims) {
+  return TensorType{dtype, std::move(dims), DeviceRef::gpu(0)};
+}
+inline TensorType f32_on_gpu(std::vector<Dim> dims) { return on_gpu(DType::kFloat32, std::move(dims)); }
+
+// Whether `p` points into a block the fake driver allocated as device memory.
+inline bool in_device_memory(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = fake().device_blocks.upper_bound(a);
+  if (it == fake().device_blocks.begin()) return false;
+  --it;
+  return a >= it->first && a < it->first + it->second;
+}
+
+// Kernel parameter i of a launch, by value (the driver passes pointers to each parameter).
+template <typename T>
+T arg(void** args, size_t i) {
+  T v;
+  std::memcpy(&v, args[i], sizeof v);
+  return v;
+}
+
+inline bool named(const std::string& launch, const char* kernel) { return launch.find(kernel) != std::string::npos; }
+
+// n varied values, start + step·(i mod 7) − 0.1·(i mod 3): no long runs of equal values.
+inline std::vector<float> ramp(int64_t n, float step, float start = 0) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = start + step * static_cast<float>(i % 7) - 0.1f * (i % 3);
+  return v;
+}
+
+template <typename T>
+Ref<Tensor> host_tensor(DType dtype, std::vector<int64_t> dims, const std::vector<T>& values) {
+  auto t = Tensor::create(Device::cpu(), dtype, dims);
+  std::memcpy(t->data(), values.data(), values.size() * sizeof(T));
+  return t;
+}
+inline Ref<Tensor> host_tensor(std::vector<int64_t> dims, const std::vector<float>& values) {
+  return host_tensor(DType::kFloat32, std::move(dims), values);
+}
+
+// A tensor's elements, read back to the host as T.
+template <typename T = float>
+std::vector<T> values_of(const Tensor& t) {
+  Ref<Tensor> host = t.copy(Device::cpu());
+  const auto* p = reinterpret_cast<const T*>(host->data());
+  return std::vector<T>(p, p + host->num_elements());
+}
+
+class EngineOnFake : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { use_fake_as_process_driver(); }
+
+  // Skips (or fails, under MAX_C_REQUIRE_NVRTC) without NVRTC: a derived SetUp returns when
+  // IsSkipped() or HasFatalFailure() after calling this.
+  void SetUp() override {
+    if (!cuda::nvrtc().available)
+      MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
+    fake().launches.clear();
+    fake().on_launch = nullptr;
+    gpu_ = Device::get(Device::Kind::kCuda, 0);
+    context_ = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
+  }
+
+  Ref<Model> compile(const Graph& g, const NamedTensors& weights = {}) {
+    return Model::create(CompiledModel::compile(context_, g, CompileSettings{}), weights);
+  }
+
+  // The GPU lowering of a bare node: for variants no graph reaches yet, and for refusals.
+  Lowered lower(const std::string& op, Attrs attrs, std::vector<Shape> inputs, std::vector<Shape> outputs) {
+    Node n;
+    n.op = op;
+    n.attrs = std::move(attrs);
+    for (size_t i = 0; i < inputs.size(); ++i) n.inputs.push_back(static_cast<ValueId>(i));
+    for (size_t i = 0; i < outputs.size(); ++i) n.outputs.push_back(static_cast<ValueId>(inputs.size() + i));
+    std::vector<const Constant*> constants(inputs.size(), nullptr);
+    LowerContext ctx{n, inputs, outputs, constants, [](ValueId) { return Shape{}; }, 1};
+    ctx.device = gpu_.get();
+    const LowerFn* fn = KernelTable::gpu().find(op);
+    if (!fn) fail(Code::kNotFound, "no GPU lowering of ", op);
+    return (*fn)(ctx);
+  }
+
+  Ref<Device> gpu_;
+  Ref<Context> context_;
+};
+
+}  // namespace maxc::testing
