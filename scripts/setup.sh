@@ -8,13 +8,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # System packages: compilers and build tools, the test frameworks (GoogleTest, cmocka), the
 # ABI checker (abidw/abidiff), the libraries the engine links (oneDNN, FlatBuffers), venv,
-# and a JDK with Maven for the Java binding's suite.
+# a JDK with Maven for the Java binding's suite, and HIP's runtime compiler (hipRTC, inside
+# Debian's ROCm 5.2 libamdhip64, with its builtins and device libraries): it runs without a
+# GPU, and with it tests/hiprtc compiles every kernel source for AMD GPUs.
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libcmocka-dev abigail-tools
   libdnnl-dev flatbuffers-compiler libflatbuffers-dev
   python3 python3-venv
   openjdk-17-jdk-headless maven
+  libamdhip64-5 libhiprtc-builtins5 rocm-device-libs
 )
 # Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites), wheel
 # (so the install test builds the binding's wheel offline), onnx (the ONNX backend node

@@ -330,6 +330,14 @@ require_nvrtc_when_installed() {
   log "NVRTC: $MAX_C_NVRTC_LIBRARY (the CUDA kernel compile checks are required)"
 }
 
+# hipRTC comes with Debian's HIP runtime (libamdhip64-5, which setup installs): where it is,
+# the HIP compile of every kernel source (tests/hiprtc) must run rather than skip.
+require_hiprtc_when_installed() {
+  dpkg-query -W -f='${Status}' libhiprtc-builtins5 2>/dev/null | grep -q 'ok installed' || return 0
+  export MAX_C_REQUIRE_HIPRTC=1
+  log "hipRTC: Debian's libamdhip64-5 (the HIP kernel compile checks are required)"
+}
+
 # ---- main ----
 
 # rustup and the Go tarball install per user; a non-login shell may not have them on PATH.
@@ -342,6 +350,7 @@ elif ! (require_commands cmake ninja ctest cc c++ pkg-config readelf nm); then
   record fail "required toolchain"
 else
   require_nvrtc_when_installed
+  require_hiprtc_when_installed
   selected=("$@")
   ((${#selected[@]} > 0)) || selected=("${SUITES[@]}")
   for suite in "${selected[@]}"; do

@@ -26,14 +26,13 @@ const char* compute_type(ElemCompute c) {
   return "?";
 }
 
-// The storage type as spelled inside the kernel, where `using namespace maxc::gpu` holds.
+// The storage type, qualified even where `using namespace maxc::gpu` holds: HIP's headers
+// declare a global `half`, which a bare one would be ambiguous with.
 std::string storage_type(DType d, const std::string& what) {
   const char* name = storage_type_name(d);
   if (!name) fail(Code::kInvalidArgument, "fused elementwise kernel: ", what, " has dtype ",
                   dtype_name(d) ? dtype_name(d) : "invalid", ", which the GPU kernels do not handle");
-  std::string s = name;
-  const std::string prefix = "maxc::gpu::";
-  return s.rfind(prefix, 0) == 0 ? s.substr(prefix.size()) : s;
+  return name;
 }
 
 bool is_float(ElemCompute c) { return c == ElemCompute::kFloat32 || c == ElemCompute::kFloat64; }

@@ -122,14 +122,14 @@ KernelFamily elementwise_family() {
 const char* storage_type_name(DType d) {
   switch (d) {
     case DType::kBool: return "maxc::gpu::bool8";
-    case DType::kUInt8: return "maxc::gpu::u8";
-    case DType::kInt8: return "maxc::gpu::i8";
-    case DType::kUInt16: return "maxc::gpu::u16";
-    case DType::kInt16: return "maxc::gpu::i16";
-    case DType::kUInt32: return "maxc::gpu::u32";
-    case DType::kInt32: return "maxc::gpu::i32";
-    case DType::kUInt64: return "maxc::gpu::u64";
-    case DType::kInt64: return "maxc::gpu::i64";
+    case DType::kUInt8: return "unsigned char";
+    case DType::kInt8: return "signed char";
+    case DType::kUInt16: return "unsigned short";
+    case DType::kInt16: return "short";
+    case DType::kUInt32: return "unsigned int";
+    case DType::kInt32: return "int";
+    case DType::kUInt64: return "unsigned long long";
+    case DType::kInt64: return "long long";
     case DType::kFloat16: return "maxc::gpu::half";
     case DType::kBFloat16: return "maxc::gpu::bfloat16";
     case DType::kFloat32: return "float";
@@ -140,10 +140,10 @@ const char* storage_type_name(DType d) {
 
 const char* word_type_name(DType d) {
   switch (dtype_size_in_bits(d)) {
-    case 8: return "maxc::gpu::u8";
-    case 16: return "maxc::gpu::u16";
-    case 32: return "maxc::gpu::u32";
-    case 64: return "maxc::gpu::u64";
+    case 8: return "unsigned char";
+    case 16: return "unsigned short";
+    case 32: return "unsigned int";
+    case 64: return "unsigned long long";
     default: return nullptr;
   }
 }
@@ -154,8 +154,8 @@ const char* compute_type_name(DType d) {
     case DType::kBFloat16:
     case DType::kFloat32: return "float";
     case DType::kFloat64: return "double";
-    case DType::kUInt64: return "maxc::gpu::u64";
-    default: return "maxc::gpu::i64";
+    case DType::kUInt64: return "unsigned long long";
+    default: return "long long";
   }
 }
 

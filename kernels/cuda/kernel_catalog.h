@@ -1,8 +1,13 @@
 // The kernel instances of kernels/cuda by name: how host code spells the template instance
 // it wants compiled ("maxc::gpu::softmax_rows<maxc::gpu::half, false>") for an op and its
 // dtypes, and the catalog of every instance the engine may ask of each source, which CI
-// compiles for sm_80 and sm_90 (tests/gpu/nvrtc_kernels_test.cc) so that no kernel breaks
-// unnoticed on a machine without a GPU.
+// compiles with NVRTC for sm_80 and sm_90 (tests/nvrtc) and with hipRTC for gfx90a and
+// gfx1030 (tests/hiprtc), so that no kernel breaks unnoticed on a machine without a GPU.
+//
+// Names are spelled as a demangler prints them: built-in types by their C++ names ("int",
+// "unsigned char", "long long"), never by the kernels' typedefs (gpu::i32, gpu::u8). hipRTC
+// finds a name expression's symbol by comparing it with the demangled names of the code
+// object, so "maxc::gpu::i32" would compile but never be found.
 //
 // The elementwise ops are the CPU engine's (kernels/cpu/elementwise.h, ElemOp), so one
 // lowering can target either device.
@@ -21,9 +26,9 @@ namespace maxc::gpu {
 // nullptr for the dtypes they do not handle (float8, float4).
 const char* storage_type_name(DType dtype);
 // The raw word moved for a dtype by the dtype-blind kernels (copies, gather, fill, where):
-// "maxc::gpu::u8" .. "maxc::gpu::u64"; nullptr for sub-byte dtypes.
+// "unsigned char" .. "unsigned long long"; nullptr for sub-byte dtypes.
 const char* word_type_name(DType dtype);
-// The compute type of a dtype's values ("float", "double", "maxc::gpu::i64", "maxc::gpu::u64").
+// The compute type of a dtype's values ("float", "double", "long long", "unsigned long long").
 const char* compute_type_name(DType dtype);
 // The functor of an elementwise op ("maxc::gpu::op::Exp"; Clamp takes its compute type).
 std::string elementwise_op_name(cpu::ElemOp op, DType dtype);

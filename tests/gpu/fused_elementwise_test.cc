@@ -49,9 +49,9 @@ TEST(FusedElementwise, StepsCallTheSharedFunctorsAndNarrow) {
   const FusedKernel k = gpu::generate_fused_elementwise(bias_exp());
   EXPECT_TRUE(has(k.source, "typedef float C;")) << k.source;
   EXPECT_TRUE(has(k.source, "const C v3 = op::Add()(v0, v1);")) << k.source;
-  EXPECT_TRUE(has(k.source, "const C v4 = narrow_to<half>(op::Exp()(v3));")) << k.source;
+  EXPECT_TRUE(has(k.source, "const C v4 = narrow_to<maxc::gpu::half>(op::Exp()(v3));")) << k.source;
   EXPECT_TRUE(has(k.source, "const C v5 = op::Mul()(v4, v2);")) << k.source;
-  EXPECT_TRUE(has(k.source, "out0[i] = store_as<half>(v5);")) << k.source;
+  EXPECT_TRUE(has(k.source, "out0[i] = store_as<maxc::gpu::half>(v5);")) << k.source;
   EXPECT_TRUE(has(k.source, "out1[i] = store_as<float>(v4);")) << k.source;
   EXPECT_TRUE(has(k.source, "#include \"common/elementwise_ops.cuh\"")) << k.source;
   EXPECT_TRUE(has(k.source, "//   float32: v3 = add(v0, v1); v4 = exp(v3); v5 = mul(v4, v2) -> out0 = v5 float16"))
@@ -69,8 +69,8 @@ TEST(FusedElementwise, ParametersListWhatTheLauncherPacks) {
     EXPECT_EQ(k.params[i].index, expected[i].second) << i;
   }
   EXPECT_TRUE(has(k.source, "extern \"C\" __global__ void " + k.name +
-                                "(Shape shape, const half* in0, const float* in1, Layout layout1, const float* in2, "
-                                "half* out0, float* out1)"))
+                                "(Shape shape, const maxc::gpu::half* in0, const float* in1, Layout layout1, "
+                                "const float* in2, maxc::gpu::half* out0, float* out1)"))
       << k.source;
 }
 
@@ -115,8 +115,8 @@ TEST(FusedElementwise, WhereAndBoolOutputs) {
   const FusedKernel k = gpu::generate_fused_elementwise(s);
   EXPECT_TRUE(has(k.source, "typedef i64 C;")) << k.source;
   EXPECT_TRUE(has(k.source, "const C v3 = op::Where()(v0, v1, v2);")) << k.source;
-  EXPECT_TRUE(has(k.source, "out1[i] = store_as<bool8>(v4);")) << k.source;
-  EXPECT_TRUE(has(k.source, "const bool8* in0")) << k.source;
+  EXPECT_TRUE(has(k.source, "out1[i] = store_as<maxc::gpu::bool8>(v4);")) << k.source;
+  EXPECT_TRUE(has(k.source, "const maxc::gpu::bool8* in0")) << k.source;
 }
 
 TEST(FusedElementwise, MalformedSpecsAreRefusedByName) {

@@ -20,6 +20,9 @@ inline bool gpu_required() { return env_flag("MAX_C_REQUIRE_GPU"); }
 // MAX_C_REQUIRE_NVRTC=1 (set by scripts/test.sh when setup installed the NVRTC wheel) turns
 // the kernel-compile skips into failures, so a broken kernel source fails CI.
 inline bool nvrtc_required() { return env_flag("MAX_C_REQUIRE_NVRTC") || gpu_required(); }
+// MAX_C_REQUIRE_HIPRTC=1 (set by scripts/test.sh when hipRTC is installed) does the same for
+// the HIP compile of every kernel source.
+inline bool hiprtc_required() { return env_flag("MAX_C_REQUIRE_HIPRTC"); }
 
 // Skips the current test with `reason`, or fails it when `required`.
 #define MAXC_SKIP_UNLESS_REQUIRED(required, reason)             \

@@ -77,18 +77,18 @@ TEST(KernelCatalog, InstanceSpellings) {
   EXPECT_EQ(gpu::unary_kernel(ElemOp::kExp, DType::kFloat16, DType::kFloat16),
             "maxc::gpu::unary<maxc::gpu::op::Exp, maxc::gpu::half, maxc::gpu::half>");
   EXPECT_EQ(gpu::unary_kernel(ElemOp::kClamp, DType::kInt32, DType::kInt32),
-            "maxc::gpu::unary<maxc::gpu::op::Clamp<maxc::gpu::i64>, maxc::gpu::i32, maxc::gpu::i32>");
+            "maxc::gpu::unary<maxc::gpu::op::Clamp<long long>, int, int>");
   EXPECT_EQ(gpu::binary_kernel(ElemOp::kLess, DType::kBFloat16, DType::kBool),
             "maxc::gpu::binary<maxc::gpu::op::Less, maxc::gpu::bfloat16, maxc::gpu::bool8>");
-  EXPECT_EQ(gpu::where_kernel(DType::kFloat16), "maxc::gpu::where<maxc::gpu::u16>");
-  EXPECT_EQ(gpu::cast_kernel(DType::kFloat64, DType::kInt8), "maxc::gpu::cast<double, maxc::gpu::i8>");
-  EXPECT_EQ(gpu::gather_kernel(DType::kFloat32, DType::kInt64), "maxc::gpu::gather<maxc::gpu::u32, maxc::gpu::i64>");
+  EXPECT_EQ(gpu::where_kernel(DType::kFloat16), "maxc::gpu::where<unsigned short>");
+  EXPECT_EQ(gpu::cast_kernel(DType::kFloat64, DType::kInt8), "maxc::gpu::cast<double, signed char>");
+  EXPECT_EQ(gpu::gather_kernel(DType::kFloat32, DType::kInt64), "maxc::gpu::gather<unsigned int, long long>");
   EXPECT_EQ(gpu::reduce_kernel(gpu::Reduction::kMean, DType::kFloat32, false),
             "maxc::gpu::reduce_columns<maxc::gpu::Mean<float>, float>");
   EXPECT_EQ(gpu::softmax_kernel(DType::kBFloat16, true), "maxc::gpu::softmax_rows<maxc::gpu::bfloat16, true>");
   EXPECT_EQ(gpu::layer_norm_kernel(DType::kFloat32), "maxc::gpu::layer_norm<float>");
-  EXPECT_EQ(gpu::transpose_tiles_kernel(DType::kInt64), "maxc::gpu::transpose_tiles<maxc::gpu::u64>");
-  EXPECT_EQ(gpu::fill_kernel(DType::kBool), "maxc::gpu::fill<maxc::gpu::u8>");
+  EXPECT_EQ(gpu::transpose_tiles_kernel(DType::kInt64), "maxc::gpu::transpose_tiles<unsigned long long>");
+  EXPECT_EQ(gpu::fill_kernel(DType::kBool), "maxc::gpu::fill<unsigned char>");
 }
 
 TEST(KernelCatalog, UnsupportedDtypesAreRefused) {

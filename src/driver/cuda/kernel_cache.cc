@@ -197,8 +197,8 @@ bool KernelCache::decode(const std::string& bytes, const std::string& k, Compile
   std::string stored_key;
   uint64_t format = 0, count = 0;
   if (!r.field(&stored_key) || stored_key != k || !r.u64(&format) || !r.u64(&count)) return false;
-  if (format != static_cast<uint64_t>(CompiledKernels::Format::kCubin) &&
-      format != static_cast<uint64_t>(CompiledKernels::Format::kPtx))
+  if (format < static_cast<uint64_t>(CompiledKernels::Format::kCubin) ||
+      format > static_cast<uint64_t>(CompiledKernels::Format::kCodeObject))
     return false;
   CompiledKernels kernels;
   kernels.format = static_cast<CompiledKernels::Format>(format);

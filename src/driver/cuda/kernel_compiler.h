@@ -1,5 +1,6 @@
 // Compiling kernel sources for a GPU architecture, as an interface: NVRTC implements it
-// (nvrtc_compiler.h; hipRTC will), and the kernel cache is tested against a fake one.
+// (nvrtc_compiler.h), so does hipRTC (driver/hip/hiprtc_compiler.h), and the kernel cache is
+// tested against a fake one.
 //
 // Kernels are templates; a request names the instances it needs as C++ name expressions
 // ("maxc::gpu::softmax_rows<float, false>"), the compiler instantiates exactly those and
@@ -28,9 +29,10 @@ struct CompileRequest {
 };
 
 struct CompiledKernels {
-  enum class Format : uint8_t { kCubin = 1, kPtx = 2 };
+  // kCodeObject: an AMD GPU code object (ELF), from hipRTC.
+  enum class Format : uint8_t { kCubin = 1, kPtx = 2, kCodeObject = 3 };
   Format format = Format::kCubin;
-  std::string image;  // what cuModuleLoadData takes
+  std::string image;  // what cuModuleLoadData (hipModuleLoadData) takes
   std::vector<std::pair<std::string, std::string>> lowered_names;  // name expression -> symbol
   std::string log;    // the compiler's warnings, if any
 
