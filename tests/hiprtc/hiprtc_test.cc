@@ -6,12 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <set>
 #include <string>
-#include <tuple>
 
 #include "driver/hip/hiprtc_compiler.h"
 #include "driver/test_util.h"
+#include "gpu/catalog_compile_test_util.h"
 #include "gpu/gpu_test_util.h"
 #include "kernels/cuda/fused_elementwise.h"
 #include "kernels/cuda/kernel_catalog.h"
@@ -78,14 +77,12 @@ TEST(HiprtcCompilerOptions, IeeeArithmeticAlways) {
   EXPECT_EQ(std::find(o.begin(), o.end(), "-ffast-math"), o.end());
 }
 
-class HipCatalogKernels : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class HipCatalogKernels : public ::testing::TestWithParam<SourceAndArchitecture> {};
 
 TEST_P(HipCatalogKernels, Compile) {
   MAXC_NEED_HIPRTC();
   const auto& [source, arch] = GetParam();
-  std::vector<std::string> instances;
-  for (const gpu::KernelFamily& f : gpu::kernel_catalog())
-    if (f.source == source) instances = f.instances;
+  const std::vector<std::string> instances = catalog_instances(source);
   ASSERT_FALSE(instances.empty()) << source << " has no instances in the catalog";
   HiprtcCompiler compiler(hiprtc());
   CompiledKernels k;
@@ -97,27 +94,15 @@ TEST_P(HipCatalogKernels, Compile) {
   EXPECT_EQ(k.format, CompiledKernels::Format::kCodeObject);
   ASSERT_GE(k.image.size(), 4u);
   EXPECT_EQ(k.image.substr(0, 4), "\x7f" "ELF") << "an AMD GPU code object is an ELF file";
-  ASSERT_EQ(k.lowered_names.size(), instances.size());
-  std::set<std::string> symbols;
-  for (const auto& [expression, symbol] : k.lowered_names) {
-    EXPECT_EQ(symbol.rfind("_Z", 0), 0u) << expression << " -> " << symbol;
+  expect_one_symbol_per_instance(k, instances);
+  for (const auto& [expression, symbol] : k.lowered_names)
     EXPECT_NE(k.image.find(symbol), std::string::npos) << "the code object lacks " << symbol;
-    symbols.insert(symbol);
-  }
-  EXPECT_EQ(symbols.size(), instances.size()) << "two instances share a symbol";
-}
-
-std::string param_name(const ::testing::TestParamInfo<HipCatalogKernels::ParamType>& info) {
-  std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(EverySource, HipCatalogKernels,
                          ::testing::Combine(::testing::ValuesIn(gpu::kernel_source_paths()),
                                             ::testing::ValuesIn(kArchitectures)),
-                         param_name);
+                         source_and_architecture_name);
 
 // out0 = gelu(x + bias) as float16, out1 = x > 0, with x [4, 64] f16 and bias [64] f32: a
 // generated kernel with a broadcast leaf, half storage and two outputs.

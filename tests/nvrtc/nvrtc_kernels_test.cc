@@ -17,6 +17,7 @@
 #include "driver/cuda/kernel_cache.h"
 #include "driver/cuda/nvrtc_compiler.h"
 #include "driver/test_util.h"
+#include "gpu/catalog_compile_test_util.h"
 #include "gpu/gpu_test_util.h"
 #include "kernels/cuda/fused_elementwise.h"
 #include "kernels/cuda/kernel_catalog.h"
@@ -51,14 +52,12 @@ std::string why_no_nvrtc() {
 
 const std::vector<std::string> kArchitectures = {"sm_80", "sm_90"};
 
-class CatalogKernels : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class CatalogKernels : public ::testing::TestWithParam<SourceAndArchitecture> {};
 
 TEST_P(CatalogKernels, Compile) {
   MAXC_NEED_NVRTC();
   const auto& [source, arch] = GetParam();
-  std::vector<std::string> instances;
-  for (const gpu::KernelFamily& f : gpu::kernel_catalog())
-    if (f.source == source) instances = f.instances;
+  const std::vector<std::string> instances = catalog_instances(source);
   ASSERT_FALSE(instances.empty()) << source << " has no instances in the catalog";
   CompileRequest r{gpu::kernel_source(source), arch, {}, instances};
   NvrtcCompiler compiler(test_nvrtc());
@@ -75,26 +74,13 @@ TEST_P(CatalogKernels, Compile) {
   if (!k.log.empty()) std::cout << k.log << "\n";
   EXPECT_EQ(k.format, CompiledKernels::Format::kCubin);
   EXPECT_FALSE(k.image.empty());
-  ASSERT_EQ(k.lowered_names.size(), instances.size());
-  std::set<std::string> symbols;
-  for (const auto& [expression, symbol] : k.lowered_names) {
-    EXPECT_EQ(symbol.rfind("_Z", 0), 0u) << expression << " -> " << symbol;
-    symbols.insert(symbol);
-  }
-  EXPECT_EQ(symbols.size(), instances.size()) << "two instances share a symbol";
-}
-
-std::string param_name(const ::testing::TestParamInfo<CatalogKernels::ParamType>& info) {
-  std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return name;
+  expect_one_symbol_per_instance(k, instances);
 }
 
 INSTANTIATE_TEST_SUITE_P(EverySource, CatalogKernels,
                          ::testing::Combine(::testing::ValuesIn(gpu::kernel_source_paths()),
                                             ::testing::ValuesIn(kArchitectures)),
-                         param_name);
+                         source_and_architecture_name);
 
 cpu::ElemProgramSpec gelu_bias_spec() {
   // out0 = gelu(x + bias) as float16, out1 = x > 0; x [4, 64] f16, bias [64] f32.

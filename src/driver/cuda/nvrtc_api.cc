@@ -10,17 +10,17 @@ namespace {
 
 // Version and target list; a library that cannot say them is not one we can use.
 bool describe(NvrtcLibrary& lib, std::string* why_not) {
-  if (lib.api.nvrtcVersion(&lib.major, &lib.minor) != nvrtc_result::kSuccess) {
+  if (lib.api.rtc.Version(&lib.major, &lib.minor) != rtc_result::kSuccess) {
     *why_not = "nvrtcVersion failed";
     return false;
   }
   int count = 0;
-  if (lib.api.nvrtcGetNumSupportedArchs(&count) != nvrtc_result::kSuccess || count <= 0) {
+  if (lib.api.nvrtcGetNumSupportedArchs(&count) != rtc_result::kSuccess || count <= 0) {
     *why_not = "nvrtcGetNumSupportedArchs failed";
     return false;
   }
   lib.architectures.resize(static_cast<size_t>(count));
-  if (lib.api.nvrtcGetSupportedArchs(lib.architectures.data()) != nvrtc_result::kSuccess) {
+  if (lib.api.nvrtcGetSupportedArchs(lib.architectures.data()) != rtc_result::kSuccess) {
     *why_not = "nvrtcGetSupportedArchs failed";
     return false;
   }
@@ -33,7 +33,7 @@ bool describe(NvrtcLibrary& lib, std::string* why_not) {
 // came by path from a directory the loader does not search. Opened first, from libnvrtc's
 // own directory, the builtins are found by NVRTC's dlopen as an already-loaded soname.
 void preload_builtins(NvrtcLibrary& lib) {
-  const std::string file = DynamicLibrary::file_of(reinterpret_cast<const void*>(lib.api.nvrtcVersion));
+  const std::string file = DynamicLibrary::file_of(reinterpret_cast<const void*>(lib.api.rtc.Version));
   const size_t slash = file.rfind('/');
   if (slash == std::string::npos) return;
   const std::string builtins = str_cat(file.substr(0, slash + 1), "libnvrtc-builtins.so.", lib.version());
@@ -62,7 +62,8 @@ std::unique_ptr<NvrtcLibrary> try_open(const std::string& name, std::string* why
 }  // namespace
 
 std::string bind_nvrtc_api(const SymbolLookup& lookup, NvrtcApi& api) {
-#define MAXC_NVRTC_BIND(ret, name, params)                        \
+  if (std::string missing = bind_rtc_api(lookup, "nvrtc", api.rtc); !missing.empty()) return missing;
+#define MAXC_NVRTC_BIND(name, params)                             \
   api.name = reinterpret_cast<decltype(api.name)>(lookup(#name)); \
   if (!api.name) return #name;
   MAXC_NVRTC_FUNCTIONS(MAXC_NVRTC_BIND)
@@ -100,13 +101,6 @@ const NvrtcLibrary& nvrtc() {
     return l;
   }();
   return *lib;
-}
-
-void check_nvrtc(const NvrtcApi& api, nvrtcResult r, const std::string& what) {
-  if (r == nvrtc_result::kSuccess) return;
-  const char* text = api.nvrtcGetErrorString ? api.nvrtcGetErrorString(r) : nullptr;
-  const Code code = r == nvrtc_result::kOutOfMemory ? Code::kResourceExhausted : Code::kInternal;
-  fail(code, what, " failed: ", text ? text : str_cat("NVRTC error ", r).c_str());
 }
 
 }  // namespace maxc::cuda

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "base/error.h"
 #include "base/log.h"
 #include "base/str_cat.h"
 
@@ -19,7 +18,7 @@ std::unique_ptr<HiprtcLibrary> try_open(const std::string& name, std::string* wh
     *why_not = str_cat(name, " lacks ", missing);
     return nullptr;
   }
-  if (lib->api.hiprtcVersion(&lib->major, &lib->minor) != hiprtc_result::kSuccess) {
+  if (lib->api.rtc.Version(&lib->major, &lib->minor) != cuda::rtc_result::kSuccess) {
     *why_not = str_cat(name, ": hiprtcVersion failed");
     return nullptr;
   }
@@ -31,7 +30,8 @@ std::unique_ptr<HiprtcLibrary> try_open(const std::string& name, std::string* wh
 }  // namespace
 
 std::string bind_hiprtc_api(const cuda::SymbolLookup& lookup, HiprtcApi& api) {
-#define MAXC_HIPRTC_BIND(ret, name, params)                       \
+  if (std::string missing = cuda::bind_rtc_api(lookup, "hiprtc", api.rtc); !missing.empty()) return missing;
+#define MAXC_HIPRTC_BIND(name, params)                            \
   api.name = reinterpret_cast<decltype(api.name)>(lookup(#name)); \
   if (!api.name) return #name;
   MAXC_HIPRTC_FUNCTIONS(MAXC_HIPRTC_BIND)
@@ -69,13 +69,6 @@ const HiprtcLibrary& hiprtc() {
     return l;
   }();
   return *lib;
-}
-
-void check_hiprtc(const HiprtcApi& api, hiprtcResult r, const std::string& what) {
-  if (r == hiprtc_result::kSuccess) return;
-  const char* text = api.hiprtcGetErrorString ? api.hiprtcGetErrorString(r) : nullptr;
-  const Code code = r == hiprtc_result::kOutOfMemory ? Code::kResourceExhausted : Code::kInternal;
-  fail(code, what, " failed: ", text ? text : str_cat("hipRTC error ", r).c_str());
 }
 
 }  // namespace maxc::hip

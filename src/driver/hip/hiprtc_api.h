@@ -1,7 +1,7 @@
 // hipRTC, HIP's runtime compiler, loaded with dlopen as NVRTC is (driver/cuda/nvrtc_api.h):
-// its function table, the library search, and its results as the project's errors. hipRTC
-// needs no GPU: CI compiles every kernel source with Debian's (scripts/setup.sh), so a
-// kernel that HIP cannot compile fails CI as one NVRTC cannot compile does.
+// its function table and the library search. hipRTC needs no GPU: CI compiles every kernel
+// source with Debian's (scripts/setup.sh), so a kernel that HIP cannot compile fails CI as
+// one NVRTC cannot compile does.
 //
 // Search order: $MAX_C_HIPRTC_LIBRARY alone when set, else libhiprtc.so.6, libhiprtc.so.5
 // (ROCm 5.3 and newer ship hipRTC on its own), libamdhip64.so.5 (ROCm 5.2, Debian 12: inside
@@ -15,39 +15,19 @@
 
 #include "driver/cuda/cuda_api.h"
 #include "driver/cuda/dynamic_library.h"
+#include "driver/cuda/rtc_api.h"
 
 namespace maxc::hip {
 
-using hiprtcResult = int32_t;
-struct _hiprtcProgram;
-using hiprtcProgram = _hiprtcProgram*;
-
-namespace hiprtc_result {
-constexpr hiprtcResult kSuccess = 0;
-constexpr hiprtcResult kOutOfMemory = 1;
-constexpr hiprtcResult kCompilation = 6;
-}  // namespace hiprtc_result
-
-// X(return type, name, parameters): hipRTC mirrors NVRTC call for call, less the PTX and
-// supported-architecture queries (the code object is for exactly the architecture asked).
-#define MAXC_HIPRTC_FUNCTIONS(X)                                                                        \
-  X(const char*, hiprtcGetErrorString, (hiprtcResult result))                                          \
-  X(hiprtcResult, hiprtcVersion, (int* major, int* minor))                                             \
-  X(hiprtcResult, hiprtcCreateProgram, (hiprtcProgram* program, const char* source, const char* name,  \
-                                        int num_headers, const char* const* headers,                   \
-                                        const char* const* include_names))                             \
-  X(hiprtcResult, hiprtcDestroyProgram, (hiprtcProgram* program))                                      \
-  X(hiprtcResult, hiprtcCompileProgram, (hiprtcProgram program, int num_options, const char* const* opts)) \
-  X(hiprtcResult, hiprtcAddNameExpression, (hiprtcProgram program, const char* name_expression))       \
-  X(hiprtcResult, hiprtcGetLoweredName, (hiprtcProgram program, const char* name_expression,           \
-                                         const char** lowered_name))                                   \
-  X(hiprtcResult, hiprtcGetProgramLogSize, (hiprtcProgram program, size_t* bytes))                     \
-  X(hiprtcResult, hiprtcGetProgramLog, (hiprtcProgram program, char* log))                             \
-  X(hiprtcResult, hiprtcGetCodeSize, (hiprtcProgram program, size_t* bytes))                           \
-  X(hiprtcResult, hiprtcGetCode, (hiprtcProgram program, char* code))
+// hipRTC's own calls besides the shared ones (driver/cuda/rtc_api.h): the code object, for
+// exactly the architecture asked. X(name, parameters); each returns hiprtcResult.
+#define MAXC_HIPRTC_FUNCTIONS(X)                                        \
+  X(hiprtcGetCodeSize, (cuda::rtcProgram program, size_t* bytes))       \
+  X(hiprtcGetCode, (cuda::rtcProgram program, char* code))
 
 struct HiprtcApi {
-#define MAXC_HIPRTC_DECLARE(ret, name, params) ret(*name) params = nullptr;
+  cuda::RtcApi rtc;  // hiprtcCreateProgram, hiprtcCompileProgram, ...
+#define MAXC_HIPRTC_DECLARE(name, params) cuda::rtcResult(*name) params = nullptr;
   MAXC_HIPRTC_FUNCTIONS(MAXC_HIPRTC_DECLARE)
 #undef MAXC_HIPRTC_DECLARE
 };
@@ -72,8 +52,5 @@ std::vector<std::string> hiprtc_library_candidates();
 std::unique_ptr<HiprtcLibrary> load_hiprtc(const std::vector<std::string>& candidates);
 // The process's hipRTC, searched on the first call and kept to the end of the process.
 const HiprtcLibrary& hiprtc();
-
-// Throws maxc::Error when `result` is not success: "<what> failed: HIPRTC_ERROR_...".
-void check_hiprtc(const HiprtcApi& api, hiprtcResult result, const std::string& what);
 
 }  // namespace maxc::hip

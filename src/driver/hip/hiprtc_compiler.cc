@@ -10,43 +10,6 @@ namespace {
 
 using cuda::CompiledKernels;
 using cuda::CompileRequest;
-using cuda::KernelSource;
-
-// Destroys the program however the compile ends.
-class Program {
- public:
-  Program(const HiprtcApi& api, const KernelSource& source) : api_(api) {
-    std::vector<const char*> texts, names;
-    for (const auto& [name, text] : source.headers) {
-      names.push_back(name.c_str());
-      texts.push_back(text.c_str());
-    }
-    check_hiprtc(api_,
-                 api_.hiprtcCreateProgram(&program_, source.text.c_str(), source.name.c_str(),
-                                          static_cast<int>(texts.size()), texts.data(), names.data()),
-                 str_cat("hiprtcCreateProgram of ", source.name));
-  }
-  ~Program() {
-    if (program_) api_.hiprtcDestroyProgram(&program_);
-  }
-  Program(const Program&) = delete;
-  Program& operator=(const Program&) = delete;
-  hiprtcProgram get() const { return program_; }
-
- private:
-  const HiprtcApi& api_;
-  hiprtcProgram program_ = nullptr;
-};
-
-std::string program_log(const HiprtcApi& api, hiprtcProgram program) {
-  size_t size = 0;
-  if (api.hiprtcGetProgramLogSize(program, &size) != hiprtc_result::kSuccess || size <= 1) return "";
-  std::string log(size, '\0');
-  if (api.hiprtcGetProgramLog(program, log.data()) != hiprtc_result::kSuccess) return "";
-  log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
-  while (!log.empty() && std::isspace(static_cast<unsigned char>(log.back()))) log.pop_back();
-  return log;
-}
 
 bool is_target_feature(const std::string& f) {
   if (f.size() < 2 || (f.back() != '+' && f.back() != '-')) return false;
@@ -85,33 +48,18 @@ std::string HiprtcCompiler::identity() const {
 
 CompiledKernels HiprtcCompiler::compile(const CompileRequest& request) const {
   if (!lib_.available) fail(Code::kUnavailable, "cannot compile ", request.source.name, ": ", lib_.unavailable_reason);
-  const HiprtcApi& api = lib_.api;
   std::vector<std::string> options = base_options();
   options.push_back(hiprtc_target_option(request.architecture));
   options.insert(options.end(), request.options.begin(), request.options.end());
-  Program program(api, request.source);
-  for (const std::string& e : request.name_expressions)
-    check_hiprtc(api, api.hiprtcAddNameExpression(program.get(), e.c_str()),
-                 str_cat("hiprtcAddNameExpression '", e, "' in ", request.source.name));
-  std::vector<const char*> argv;
-  for (const std::string& o : options) argv.push_back(o.c_str());
-  const hiprtcResult r = api.hiprtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
+  cuda::RtcProgram program(lib_.api.rtc, request.source);
   CompiledKernels out;
-  out.log = program_log(api, program.get());
-  if (r == hiprtc_result::kCompilation)
-    fail(Code::kInternal, "hipRTC ", lib_.version(), " could not compile ", request.source.name, " for ",
-         request.architecture, ":\n", out.log);
-  check_hiprtc(api, r, str_cat("compiling ", request.source.name, " for ", request.architecture));
-  for (const std::string& e : request.name_expressions) {
-    const char* lowered = nullptr;
-    check_hiprtc(api, api.hiprtcGetLoweredName(program.get(), e.c_str(), &lowered),
-                 str_cat("hiprtcGetLoweredName '", e, "' in ", request.source.name));
-    out.lowered_names.emplace_back(e, lowered);
-  }
+  program.compile(request, options, str_cat("hipRTC ", lib_.version()), &out);
   size_t size = 0;
-  check_hiprtc(api, api.hiprtcGetCodeSize(program.get(), &size), str_cat("reading the size of the compiled ", request.source.name));
+  cuda::check_rtc(lib_.api.rtc, lib_.api.hiprtcGetCodeSize(program.get(), &size),
+                  str_cat("reading the size of the compiled ", request.source.name));
   out.image.assign(size, '\0');
-  check_hiprtc(api, api.hiprtcGetCode(program.get(), out.image.data()), str_cat("reading the compiled ", request.source.name));
+  cuda::check_rtc(lib_.api.rtc, lib_.api.hiprtcGetCode(program.get(), out.image.data()),
+                  str_cat("reading the compiled ", request.source.name));
   out.format = CompiledKernels::Format::kCodeObject;
   return out;
 }
