@@ -295,6 +295,36 @@ std::string avg_pool2d_kernel(DType d) {
   return str_cat("maxc::gpu::avg_pool2d<", require_storage(d, "avg_pool2d"), ">");
 }
 
+namespace {
+
+// The tag struct of common/quant_blocks.cuh for an encoding.
+const char* quant_block_type(QuantEncoding e, const char* what) {
+  switch (e) {
+    case QuantEncoding::kQ4_0: return "maxc::gpu::QuantQ4_0";
+    case QuantEncoding::kQ4_K: return "maxc::gpu::QuantQ4_K";
+    case QuantEncoding::kQ5_K: return "maxc::gpu::QuantQ5_K";
+    case QuantEncoding::kQ6_K: return "maxc::gpu::QuantQ6_K";
+    case QuantEncoding::kQ8_0: return "maxc::gpu::QuantQ8_0";
+    case QuantEncoding::kNone: break;
+  }
+  const char* name = quant_encoding_name(e);
+  fail(Code::kUnimplemented, what, ": no GPU kernel for quantization encoding ", name ? name : "?", " (",
+       static_cast<int>(e), ")");
+}
+
+constexpr QuantEncoding kQuantEncodings[] = {QuantEncoding::kQ4_0, QuantEncoding::kQ4_K, QuantEncoding::kQ5_K,
+                                             QuantEncoding::kQ6_K, QuantEncoding::kQ8_0};
+
+}  // namespace
+
+std::string dequantize_kernel(QuantEncoding e) {
+  return str_cat("maxc::gpu::dequantize_rows<", quant_block_type(e, "dequantize"), ">");
+}
+
+std::string qmatmul_kernel(QuantEncoding e) {
+  return str_cat("maxc::gpu::qmatmul_rows<", quant_block_type(e, "qmatmul"), ">");
+}
+
 std::vector<KernelFamily> kernel_catalog() {
   std::vector<KernelFamily> catalog;
   catalog.push_back(elementwise_family());
@@ -375,6 +405,13 @@ std::vector<KernelFamily> kernel_catalog() {
     pool.instances.push_back(max_pool2d_kernel(d));
   catalog.push_back(conv);
   catalog.push_back(pool);
+
+  KernelFamily quantized{"quantized.cu", {}};
+  for (QuantEncoding e : kQuantEncodings) {
+    quantized.instances.push_back(dequantize_kernel(e));
+    quantized.instances.push_back(qmatmul_kernel(e));
+  }
+  catalog.push_back(quantized);
   return catalog;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "base/quant_encoding.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/matmul_epilogue.h"
 
@@ -70,6 +71,11 @@ int64_t sort_key_bytes(DType dtype);
 std::string conv2d_kernel(DType dtype, bool direct);
 std::string max_pool2d_kernel(DType dtype);
 std::string avg_pool2d_kernel(DType dtype);
+
+// dequantize and qmatmul (quantized.cu) for a GGUF block encoding (not kNone):
+// "maxc::gpu::dequantize_rows<maxc::gpu::QuantQ4_K>".
+std::string dequantize_kernel(QuantEncoding encoding);
+std::string qmatmul_kernel(QuantEncoding encoding);
 
 struct KernelFamily {
   std::string source;                  // "softmax.cu"

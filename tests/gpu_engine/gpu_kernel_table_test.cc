@@ -18,7 +18,6 @@ namespace {
 const std::set<std::string>& ops_without_a_gpu_kernel() {
   static const std::set<std::string> ops = {
       "constant", "constant_external",  // values, not kernels: the program binds them (compiler/program.cc)
-      "dequantize", "qmatmul",          // P1: the GGUF block encodings have CPU kernels only
   };
   return ops;
 }

@@ -14,6 +14,7 @@ void register_gpu_kernels(KernelTable& t) {
   register_gpu_attention_kernels(t);
   register_gpu_scan_sort_kernels(t);
   register_gpu_conv_kernels(t);
+  register_gpu_quantized_kernels(t);
   register_alias_kernels(t);
   register_layout_kernels(t);
 }
