@@ -65,7 +65,7 @@ class Msg {
 
 // ---- ONNX messages (field numbers of onnx.proto) ----
 
-enum : int32_t { kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kString = 8, kBool = 9, kDouble = 11 };
+enum : int32_t { kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kString = 8, kBool = 9, kDouble = 11, kUInt64 = 13 };
 
 inline std::string raw_of(const void* p, size_t n) { return std::string(static_cast<const char*>(p), n); }
 
