@@ -8,26 +8,54 @@
         assert_close(y, a + b)
 
 Run the same check with fuse=False to cover the unfused path: results must not change.
+
+MAX_C_TEST_DEVICE=gpu runs every case with its graph on gpu:0 instead (inputs copied there,
+outputs copied back) against the same numpy references: the GPU op-conformance run of a
+machine with a GPU. There, an op or dtype the GPU engine refuses (UNIMPLEMENTED) skips its
+case, saying so; without an accelerator every case skips, or fails under MAX_C_REQUIRE_GPU=1.
 """
+import os
 import threading
 
 import numpy as np
+import pytest
 
+from max_c import _errors
+from max_c.driver import CPU, Accelerator, Tensor, accelerator_count
 from max_c.dtype import DType
 from max_c.engine import InferenceSession
-from max_c.graph import Graph, TensorType
+from max_c.graph import DeviceRef, Graph, TensorType
 
 _session = None
 _session_lock = threading.Lock()
 
 
+def on_gpu() -> bool:
+    """Whether the cases run on gpu:0 (MAX_C_TEST_DEVICE=gpu) rather than the CPU."""
+    device = os.environ.get("MAX_C_TEST_DEVICE", "cpu")
+    if device not in ("cpu", "gpu"):
+        raise ValueError(f"MAX_C_TEST_DEVICE is {device!r}; expected 'cpu' or 'gpu'")
+    return device == "gpu"
+
+
+def _require_accelerator():
+    if accelerator_count() > 0:
+        return
+    reason = "MAX_C_TEST_DEVICE=gpu, but this process sees no accelerator"
+    if os.environ.get("MAX_C_REQUIRE_GPU", "0") not in ("", "0"):
+        pytest.fail(reason + " (MAX_C_REQUIRE_GPU=1)")
+    pytest.skip(reason)
+
+
 def session() -> InferenceSession:
     """The module's InferenceSession, made once: a session owns a thread team, too costly to
-    make per test."""
+    make per test. On the GPU it holds the CPU and gpu:0."""
     global _session
+    if on_gpu():
+        _require_accelerator()
     with _session_lock:
         if _session is None:
-            _session = InferenceSession()
+            _session = InferenceSession(devices=[CPU(), Accelerator()] if on_gpu() else None)
         return _session
 
 
@@ -36,14 +64,24 @@ def run(build, inputs, *, fuse=True):
     inside it (its value, or tuple/list of values, become the outputs), compiles it with or
     without fusion, executes it on the arrays and returns the outputs as numpy arrays."""
     arrays = [np.asarray(a) for a in inputs]
-    types = [TensorType(DType.from_numpy(a.dtype), a.shape) for a in arrays]
+    gpu, s = on_gpu(), session()
+    device = DeviceRef.GPU() if gpu else DeviceRef.CPU()
+    types = [TensorType(DType.from_numpy(a.dtype), a.shape, device) for a in arrays]
     graph = Graph("harness", build, input_types=types)
     try:
-        model = session().load(graph, fuse=fuse)
+        model = s.load(graph, fuse=fuse)
+    except _errors.MaxError as e:
+        if gpu and e.code == _errors.UNIMPLEMENTED:
+            pytest.skip(f"not on the GPU: {e}")
+        raise
     finally:
         graph.close()  # compiling copies what it needs
     with model:
-        return [t.to_numpy() for t in model.execute(*arrays)]
+        if not gpu:
+            return [t.to_numpy() for t in model.execute(*arrays)]
+        accelerator = s.devices[1]
+        outputs = model.execute(*[Tensor.from_numpy(a).to(accelerator) for a in arrays])
+        return [t.to(CPU()).to_numpy() for t in outputs]
 
 
 def _default_tolerance(dtype):

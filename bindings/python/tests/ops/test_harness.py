@@ -1,8 +1,13 @@
-"""Smoke tests of the op-conformance harness itself (run and assert_close)."""
+"""Smoke tests of the op-conformance harness itself (run, assert_close and its device)."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from harness import assert_close, run
+from max_c.driver import accelerator_count
 from max_c.graph import ops
 
 
@@ -40,3 +45,30 @@ def test_assert_close_checks_dtype_shape_and_values():
     with pytest.raises(AssertionError):
         assert_close(a, a.copy(), equal_nan=False)
     assert_close(a, np.array([1.0, 2.001, np.nan], np.float32), rtol=1e-2)
+
+
+def _run_on_gpu(env_extra):
+    """pytest of one harness case in a child process with MAX_C_TEST_DEVICE=gpu; its summary."""
+    env = {k: v for k, v in os.environ.items() if k != "MAX_C_REQUIRE_GPU"}
+    env.update(MAX_C_TEST_DEVICE="gpu", **env_extra)
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+                        os.path.join(here, "test_harness.py") + "::test_integer_add_is_exact"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    return r.returncode, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(accelerator_count() > 0, reason="this machine has an accelerator: the GPU run is real")
+def test_gpu_mode_without_an_accelerator_skips_or_fails_when_required():
+    code, out = _run_on_gpu({})
+    assert code == 0 and "1 skipped" in out, out
+    assert "MAX_C_TEST_DEVICE=gpu, but this process sees no accelerator" in out, out
+    code, out = _run_on_gpu({"MAX_C_REQUIRE_GPU": "1"})
+    assert code != 0 and "1 failed" in out, out
+    assert "(MAX_C_REQUIRE_GPU=1)" in out, out
+
+
+def test_unknown_device_is_refused(monkeypatch):
+    monkeypatch.setenv("MAX_C_TEST_DEVICE", "tpu")
+    with pytest.raises(ValueError, match="MAX_C_TEST_DEVICE is 'tpu'"):
+        run(lambda x: x, [np.zeros(1, np.float32)])
