@@ -1,7 +1,9 @@
 // Neural-network operators: Conv, pooling, normalizations, Softmax. ONNX is NCHW; our conv2d
 // takes NCHW with an FCRS filter directly, while our pools are NHWC, so pools are wrapped in
-// two permutes. 1-D convolutions and pools run as 2-D ones over a unit height.
+// two permutes. 1-D convolutions and pools run as 2-D ones over a unit height, 3-D pools as
+// two 2-D ones (pool_3d).
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "onnx/node_context.h"
@@ -98,35 +100,69 @@ bool ceil_adds_windows(NodeContext& c, ValueId x, const Window& w) {
   return false;
 }
 
-void import_pool(NodeContext& c, bool is_max) {
-  int64_t r = c.rank(0);
-  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D pooling (input rank 3 or 4), got rank ", r);
-  if (is_max && c.wants_output(1)) c.unsupported("the Indices output is not supported");
+ValueId pad_spatial(NodeContext& c, ValueId x, const Window& w, double fill) {
+  std::vector<int64_t> p = {0, 0, 0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3]};
+  return c.op("pad", {x}, {{"paddings", p}, {"value", fill}});
+}
+
+// One of our 2-D pools over an NCHW x, with a 2-D window. `count_pad`: an average divides
+// by the whole window, padding included, rather than by the elements it covers.
+ValueId pool_2d(NodeContext& c, ValueId x, Window w, bool is_max, bool count_pad) {
+  bool ceil_mode = c.attr_int("ceil_mode", 0) != 0 && ceil_adds_windows(c, x, w);
+  Attrs attrs{{"kernel_size", w.kernel}, {"stride", w.strides}, {"dilation", w.dilations}, {"ceil_mode", ceil_mode}};
+  auto pool = [&](ValueId v, std::vector<int64_t> padding, bool count_boundary) {
+    attrs.set("padding", std::move(padding));
+    if (!is_max) attrs.set("count_boundary", count_boundary);
+    return to_nchw(c, c.op(is_max ? "max_pool2d" : "avg_pool2d", {to_nhwc(c, v)}, attrs));
+  };
+  if (w.pads[0] == w.pads[2] && w.pads[1] == w.pads[3]) return pool(x, {w.pads[0], w.pads[1]}, count_pad);
+  // Our pools pad both sides equally; uneven pads are added explicitly first. An average that
+  // must not count them divides the padded sums by the share of each window that is input:
+  // the same pool over ones padded with zeros.
+  if (is_max) return pool(pad_spatial(c, x, w, -std::numeric_limits<double>::infinity()), {0, 0}, false);
+  const ValueId sums = pool(pad_spatial(c, x, w, 0.0), {0, 0}, true);
+  if (count_pad) return sums;
+  const ValueId ones = c.op("broadcast_to", {c.scalar(c.type_of(x).dtype, 1)}, {{"shape", c.type_of(x).dims}});
+  return c.op("div", {sums, pool(pad_spatial(c, ones, w, 0.0), {0, 0}, true)});
+}
+
+using Pool2d = std::function<ValueId(ValueId x, const Window& w)>;
+
+// 3-D pooling of [N, C, D, H, W] as two 2-D ones: over (H, W) with D folded into the
+// channels, then over D with H and W folded into one axis. Max, average and sum pooling are
+// all separable: the window is a box, so its maximum is the maximum over D of the maxima over
+// (H, W), its sum the sum of sums, and its average the average of averages, the divisors
+// (counting the padding or not) being the product of the per-axis counts.
+ValueId pool_3d(NodeContext& c, ValueId x, const Window& w, const Pool2d& pool) {
+  const std::vector<Dim> d = c.type_of(x).dims;
+  const Window hw{{w.kernel[1], w.kernel[2]},
+                  {w.strides[1], w.strides[2]},
+                  {w.dilations[1], w.dilations[2]},
+                  {w.pads[1], w.pads[2], w.pads[4], w.pads[5]}};
+  const Window dw{{w.kernel[0], 1}, {w.strides[0], 1}, {w.dilations[0], 1}, {w.pads[0], 0, w.pads[3], 0}};
+  ValueId y = pool(c.reshape(x, {d[0], d[1] * d[2], d[3], d[4]}), hw);
+  const std::vector<Dim> e = c.type_of(y).dims;  // [N, C*D, H', W']
+  y = pool(c.reshape(y, {d[0], d[1], d[2], e[2] * e[3]}), dw);
+  return c.reshape(y, {d[0], d[1], c.type_of(y).dims[2], e[2], e[3]});
+}
+
+// `pool` over the node's 1-D, 2-D or 3-D window of x (rank 3, 4 or 5).
+ValueId pool_nd(NodeContext& c, ValueId x, const Pool2d& pool) {
+  const int64_t r = c.type_of(x).rank();
+  if (r < 3 || r > 5) c.unsupported("only 1-D, 2-D and 3-D pooling (input rank 3 to 5), got rank ", r);
   auto kernel = c.attr_ints("kernel_shape");
   if (!kernel) c.invalid("attribute 'kernel_shape' is required");
-  Window w = window(c, *kernel, spatial_of(c.type(0)));
-  ValueId x = c.input(0);
-  if (r == 3) {
-    widen_to_2d(w);
-    x = insert_unit_height(c, x);
-  }
-  bool ceil_mode = c.attr_int("ceil_mode", 0) != 0 && ceil_adds_windows(c, x, w);
-  bool count_pad = c.attr_int("count_include_pad", 0) != 0;
-  // Our pools pad both sides equally; uneven pads are added explicitly first.
-  bool even = w.pads[0] == w.pads[2] && w.pads[1] == w.pads[3];
-  std::vector<int64_t> padding = {w.pads[0], w.pads[1]};
-  if (!even) {
-    if (!is_max && !count_pad) c.unsupported("uneven pads with count_include_pad = 0");
-    double fill = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
-    std::vector<int64_t> p = {0, 0, 0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3]};
-    x = c.op("pad", {x}, {{"paddings", p}, {"value", fill}});
-    padding = {0, 0};
-  }
-  Attrs attrs{{"kernel_size", w.kernel}, {"stride", w.strides}, {"dilation", w.dilations},
-              {"padding", padding},      {"ceil_mode", ceil_mode}};
-  if (!is_max) attrs.set("count_boundary", count_pad);
-  ValueId y = to_nchw(c, c.op(is_max ? "max_pool2d" : "avg_pool2d", {to_nhwc(c, x)}, attrs));
-  c.set_output(0, r == 3 ? drop_unit_height(c, y) : y);
+  Window w = window(c, *kernel, spatial_of(c.type_of(x)));
+  if (r == 5) return pool_3d(c, x, w, pool);
+  if (r == 4) return pool(x, w);
+  widen_to_2d(w);
+  return drop_unit_height(c, pool(insert_unit_height(c, x), w));
+}
+
+void import_pool(NodeContext& c, bool is_max) {
+  if (is_max && c.wants_output(1)) c.unsupported("the Indices output is not supported");
+  const bool count_pad = c.attr_int("count_include_pad", 0) != 0;
+  c.set_output(0, pool_nd(c, c.input(0), [&](ValueId x, const Window& w) { return pool_2d(c, x, w, is_max, count_pad); }));
 }
 
 void import_global_pool(NodeContext& c, const char* op) {
@@ -135,43 +171,26 @@ void import_global_pool(NodeContext& c, const char* op) {
   c.set_output(0, x);
 }
 
-// LpPool: (sum of |x|^p over each window)^(1/p). The window sums come from an average pool
-// over explicitly zero-padded input, times the window size: the zeros add nothing to a sum,
-// and with no implicit padding every window holds the full kernel.
-ValueId window_sums(NodeContext& c, ValueId x, Window w) {
-  if (!(w.pads[0] == 0 && w.pads[1] == 0 && w.pads[2] == 0 && w.pads[3] == 0)) {
-    std::vector<int64_t> p = {0, 0, 0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3]};
-    x = c.op("pad", {x}, {{"paddings", p}, {"value", 0.0}});
-  }
-  w.pads.assign(4, 0);
+// LpPool: (sum of |x|^p over each window)^(1/p). The window sums are an average pool over
+// zero-padded input that counts the padding, times the window size: the zeros add nothing to
+// a sum, and every window holds the full kernel.
+ValueId window_sums(NodeContext& c, ValueId x, const Window& w) {
   if (c.attr_int("ceil_mode", 0) != 0 && ceil_adds_windows(c, x, w))
     c.unsupported("ceil_mode = 1 where it adds a partial window");
-  Attrs attrs{{"kernel_size", w.kernel}, {"stride", w.strides}, {"dilation", w.dilations},
-              {"padding", std::vector<int64_t>{0, 0}}, {"count_boundary", true}};
-  ValueId avg = to_nchw(c, c.op("avg_pool2d", {to_nhwc(c, x)}, attrs));
+  const ValueId avg = pool_2d(c, x, w, /*is_max=*/false, /*count_pad=*/true);
   return c.op("mul", {avg, c.scalar(c.type_of(x).dtype, static_cast<double>(w.kernel[0] * w.kernel[1]))});
 }
 
 void import_lp_pool(NodeContext& c) {
-  int64_t r = c.rank(0);
-  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D pooling (input rank 3 or 4), got rank ", r);
   int64_t p = c.attr_int("p", 2);
   if (p < 1) c.invalid("p must be >= 1, got ", p);
-  auto kernel = c.attr_ints("kernel_shape");
-  if (!kernel) c.invalid("attribute 'kernel_shape' is required");
-  Window w = window(c, *kernel, spatial_of(c.type(0)));
-  ValueId x = c.input(0);
-  DType dt = c.type_of(x).dtype;
-  if (r == 3) {
-    widen_to_2d(w);
-    x = insert_unit_height(c, x);
-  }
-  ValueId powered = p == 2 ? c.op("mul", {x, x}) : c.op("abs", {x});
+  const DType dt = c.type(0).dtype;
+  ValueId powered = p == 2 ? c.op("mul", {c.input(0), c.input(0)}) : c.op("abs", {c.input(0)});
   if (p > 2) powered = c.op("pow", {powered, c.scalar(dt, static_cast<double>(p))});
-  ValueId s = window_sums(c, powered, w);
-  if (p == 2) s = c.op("sqrt", {s});
-  else if (p > 2) s = c.op("pow", {s, c.scalar(dt, 1.0 / static_cast<double>(p))});
-  c.set_output(0, r == 3 ? drop_unit_height(c, s) : s);
+  ValueId sums = pool_nd(c, powered, [&](ValueId x, const Window& w) { return window_sums(c, x, w); });
+  if (p == 2) sums = c.op("sqrt", {sums});
+  else if (p > 2) sums = c.op("pow", {sums, c.scalar(dt, 1.0 / static_cast<double>(p))});
+  c.set_output(0, sums);
 }
 
 // ---- normalizations ----
