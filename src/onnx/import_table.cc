@@ -26,6 +26,8 @@ const ImportTable& import_table() {
     register_sequence_mixer_importers(t);
     register_scan_scatter_importers(t);
     register_sampling_importers(t);
+    register_training_importers(t);
+    register_ml_importers(t);
     return t;
   }();
   return table;

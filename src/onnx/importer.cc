@@ -98,7 +98,9 @@ class GraphImporter {
     if (!is_default_domain(node.domain) && !table.count(key))
       fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": operator domain '", node.domain,
            "' is not supported (for operator '", node.op_type, "')");
-    if (opset_ == 0)
+    // Operators of other domains need no opset of the default one (a model of only
+    // ai.onnx.ml or ai.onnx.preview.training nodes imports none).
+    if (opset_ == 0 && is_default_domain(node.domain))
       fail(Code::kInvalidArgument, "onnx: ", ctx.label(), ": the model imports no opset of the default domain");
     auto it = table.find(key);
     if (it == table.end())

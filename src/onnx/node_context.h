@@ -136,6 +136,8 @@ void register_bitwise_importers(ImportTable& t);
 void register_sequence_mixer_importers(ImportTable& t);
 void register_scan_scatter_importers(ImportTable& t);
 void register_sampling_importers(ImportTable& t);
+void register_training_importers(ImportTable& t);  // ai.onnx.preview.training
+void register_ml_importers(ImportTable& t);        // ai.onnx.ml
 
 const ImportTable& import_table();
 

@@ -227,8 +227,38 @@ std::optional<std::pair<ValueId, ValueId>> known_batch_norm_affine(NodeContext& 
   return std::pair{c.constant(KnownValue::from_doubles(dt, shape, a)), c.constant(KnownValue::from_doubles(dt, shape, b))};
 }
 
+// training_mode = 1: y normalized by the batch's own mean and (population) variance over
+// every axis but 1, and the running statistics updated as
+// running = input * momentum + batch * (1 - momentum), all in x's type.
+void import_batch_norm_training(NodeContext& c) {
+  const int64_t r = c.rank(0);
+  if (r < 2) c.invalid("training needs X of rank >= 2, got rank ", r);
+  const ValueId x = c.input(0);
+  const DType dt = c.type_of(x).dtype;
+  if (!dtype_is_float(dt)) c.invalid("BatchNormalization of ", dtype_name(dt));
+  auto mean_over = [&](ValueId v) {  // over axes 0, 2, 3, ... with dims kept: [1, C, 1, ...]
+    for (int64_t a = 0; a < r; ++a)
+      if (a != 1) v = c.op("mean", {v}, {{"axis", a}});
+    return v;
+  };
+  const ValueId mean = mean_over(x);
+  const ValueId centered = c.op("sub", {x, mean});
+  const ValueId var = mean_over(c.op("mul", {centered, centered}));
+  const ValueId inv = c.op("rsqrt", {c.op("add", {var, c.scalar(dt, c.attr_float("epsilon", 1e-5f))})});
+  ValueId y = c.op("mul", {c.op("mul", {centered, inv}), per_channel(c, c.cast(c.input(1), dt), r)});
+  c.set_output(0, c.op("add", {y, per_channel(c, c.cast(c.input(2), dt), r)}));
+  const double momentum = c.attr_float("momentum", 0.9f);
+  const Dim channels = c.type(0).dims[1];
+  auto running = [&](size_t input, ValueId batch) {
+    const ValueId old = c.op("mul", {c.cast(c.input(input), dt), c.scalar(dt, momentum)});
+    return c.op("add", {old, c.op("mul", {c.reshape(batch, {channels}), c.scalar(dt, 1 - momentum)})});
+  };
+  if (c.wants_output(1)) c.set_output(1, running(3, mean));
+  if (c.wants_output(2)) c.set_output(2, running(4, var));
+}
+
 void import_batch_norm(NodeContext& c) {
-  if (c.attr_int("training_mode", 0) != 0) c.unsupported("training_mode = 1");
+  if (c.attr_int("training_mode", 0) != 0) return import_batch_norm_training(c);
   if (c.wants_output(1) || c.wants_output(2)) c.unsupported("the running mean/variance outputs (training)");
   int64_t r = c.rank(0);
   ValueId x = c.input(0);
