@@ -28,6 +28,7 @@ const ImportTable& import_table() {
     register_sampling_importers(t);
     register_training_importers(t);
     register_ml_importers(t);
+    register_determinant_importers(t);
     return t;
   }();
   return table;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -141,18 +142,33 @@ struct GraphSpec {
   std::vector<Msg> nodes, initializers, inputs, outputs;
 };
 
-inline std::string model(const GraphSpec& g, int64_t opset = 17) {
+// A model importing `opsets`, each {domain, version} ("" is the default domain).
+inline std::string model_with_opsets(const GraphSpec& g, const std::vector<std::pair<std::string, int64_t>>& opsets) {
   Msg graph;
   for (const Msg& n : g.nodes) graph.msg(1, n);
   graph.bytes(2, "test");
   for (const Msg& t : g.initializers) graph.msg(5, t);
   for (const Msg& i : g.inputs) graph.msg(11, i);
   for (const Msg& o : g.outputs) graph.msg(12, o);
-  Msg op;
-  op.bytes(1, "").varint(2, static_cast<uint64_t>(opset));
   Msg m;
-  m.varint(1, 8).bytes(2, "max_c-test").msg(7, graph).msg(8, op);
+  m.varint(1, 8).bytes(2, "max_c-test").msg(7, graph);
+  for (const auto& [domain, version] : opsets) {
+    Msg op;
+    op.bytes(1, domain).varint(2, static_cast<uint64_t>(version));
+    m.msg(8, op);
+  }
   return m.data;
+}
+
+inline std::string model(const GraphSpec& g, int64_t opset = 17) { return model_with_opsets(g, {{"", opset}}); }
+
+// A node of another domain than the default ("ai.onnx.ml").
+inline Msg domain_node(const std::string& domain, const std::string& op, const std::vector<std::string>& in,
+                       const std::vector<std::string>& out, const std::vector<Msg>& attrs = {},
+                       const std::string& name = "") {
+  Msg n = node(op, in, out, attrs, name);
+  n.bytes(7, domain);
+  return n;
 }
 
 }  // namespace maxc::onnx::testing

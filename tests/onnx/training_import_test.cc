@@ -18,29 +18,8 @@ namespace {
 // A model whose nodes are of `domain`, importing only that domain's opset (as the backend
 // cases do) unless `with_default` asks for the default one too.
 std::string domain_model(const GraphSpec& g, const std::string& domain, bool with_default = false) {
-  Msg graph;
-  for (const Msg& n : g.nodes) graph.msg(1, n);
-  graph.bytes(2, "test");
-  for (const Msg& i : g.inputs) graph.msg(11, i);
-  for (const Msg& o : g.outputs) graph.msg(12, o);
-  Msg m;
-  m.varint(1, 8).bytes(2, "max_c-test").msg(7, graph);
-  if (with_default) {
-    Msg onnx_ops;
-    onnx_ops.bytes(1, "").varint(2, 17);
-    m.msg(8, onnx_ops);
-  }
-  Msg d;
-  d.bytes(1, domain).varint(2, 1);
-  m.msg(8, d);
-  return m.data;
-}
-
-Msg domain_node(const std::string& domain, const std::string& op, const std::vector<std::string>& in,
-                const std::vector<std::string>& out, const std::vector<Msg>& attrs, const std::string& name) {
-  Msg n = node(op, in, out, attrs, name);
-  n.bytes(7, domain);
-  return n;
+  if (with_default) return model_with_opsets(g, {{"", 17}, {domain, 1}});
+  return model_with_opsets(g, {{domain, 1}});
 }
 
 const char* kTraining = "ai.onnx.preview.training";
