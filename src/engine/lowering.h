@@ -103,6 +103,17 @@ struct LowerContext {
   [[noreturn]] void unsupported(const Parts&... parts) const {
     fail(Code::kUnimplemented, op_label(), ": no ", device_kind(), " kernel for ", parts...);
   }
+
+  // fn()'s result. An Error it throws (a dtype the GPU kernel catalog lacks, a program the
+  // elementwise compiler refuses) is thrown again as this node's, with its label in front.
+  template <typename Fn>
+  auto labeled(Fn&& fn) const -> decltype(fn()) {
+    try {
+      return fn();
+    } catch (const Error& e) {
+      fail(e.code(), op_label(), ": ", e.what());
+    }
+  }
 };
 
 // A weight input the kernel wants in a layout of its own (a matmul's packed panels). The

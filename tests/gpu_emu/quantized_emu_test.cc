@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "base/quant_encoding.h"
 #include "gpu_emu/emu_test_util.h"
+#include "gpu_emu/qmatmul_check.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/qmatmul.h"
 #include "kernels/cpu/quant_reference.h"
@@ -140,29 +141,7 @@ void check_qmatmul(QuantEncoding e, const MatmulCase& c, unsigned seed) {
   std::vector<unsigned char> scratch(static_cast<size_t>(cpu::qmatmul_scratch_bytes(e, m, k)));
   cpu::qmatmul(e, x.data(), m, k, w.data(), n, cpu_y.data(), scratch.data());
 
-  int reported = 0;
-  for (int64_t i = 0; i < m && reported < 5; ++i)
-    for (int64_t j = 0; j < n && reported < 5; ++j) {
-      double exact = 0, magnitude = 0, w_sum = 0, x_max = 0;
-      for (int64_t t = 0; t < k; ++t) {
-        const double xv = x[i * k + t], wv = wd[j * k + t];
-        exact += xv * wv;
-        magnitude += std::fabs(xv * wv);
-        w_sum += std::fabs(wv);
-        x_max = std::max(x_max, std::fabs(xv));
-      }
-      const double g = got[i * n + j], cpu = cpu_y[i * n + j];
-      // Float sums of k products: a few ulps of the magnitude.
-      if (std::fabs(g - exact) > 1e-5 * magnitude + 1e-6) {
-        ADD_FAILURE() << label << ": y[" << i << ", " << j << "] is " << g << ", x · dequantize(w) is " << exact;
-        ++reported;
-      }
-      // The CPU rounds each x to 1/254 of its block's largest magnitude (at most the row's).
-      if (std::fabs(g - cpu) > w_sum * x_max / 254 + 1e-5 * magnitude + 1e-6) {
-        ADD_FAILURE() << label << ": y[" << i << ", " << j << "] is " << g << ", the CPU's qmatmul " << cpu;
-        ++reported;
-      }
-    }
+  maxc::testing::expect_qmatmul_close(label, got, cpu_y, x, wd, m, k, n);
 }
 
 template <class Q>

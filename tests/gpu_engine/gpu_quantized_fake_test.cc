@@ -19,6 +19,7 @@
 
 #include "base/quant_encoding.h"
 #include "driver/test_util.h"
+#include "gpu_emu/qmatmul_check.h"
 #include "gpu_engine/engine_on_fake.h"
 #include "kernels/cpu/quant_reference.h"
 
@@ -163,21 +164,7 @@ TEST_F(GpuQuantizedOnFake, QmatmulIsOneLaunchMatchingTheCpuEngine) {
     cpu::dequantize_rows(e, w.data(), n, k, wd.data());
     const std::vector<float> got = values_of<float>(*gpu[0]), want = values_of<float>(*cpu[0]);
     ASSERT_EQ(got.size(), want.size()) << name;
-    for (int64_t i = 0; i < 6; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double exact = 0, magnitude = 0, w_sum = 0, x_max = 0;
-        for (int64_t t = 0; t < k; ++t) {
-          const double xv = x[i * k + t], wv = wd[j * k + t];
-          exact += xv * wv;
-          magnitude += std::fabs(xv * wv);
-          w_sum += std::fabs(wv);
-          x_max = std::max(x_max, std::fabs(xv));
-        }
-        const double g = got[i * n + j];
-        EXPECT_NEAR(g, exact, 1e-5 * magnitude + 1e-6) << name << " y[" << i << ", " << j << "]";
-        EXPECT_NEAR(g, want[i * n + j], w_sum * x_max / 254 + 1e-5 * magnitude + 1e-6)
-            << name << " y[" << i << ", " << j << "] against the CPU engine";
-      }
+    expect_qmatmul_close(name, got, want, x, wd, 6, k, n);
   }
 }
 

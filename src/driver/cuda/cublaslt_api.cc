@@ -105,16 +105,8 @@ std::vector<std::string> cublaslt_library_candidates() {
 }
 
 std::unique_ptr<CublasLtLibrary> load_cublaslt(const std::vector<std::string>& candidates) {
-  std::string reasons;
-  for (const std::string& name : candidates) {
-    std::string why;
-    if (auto lib = try_open(name, &why)) return lib;
-    reasons += str_cat(reasons.empty() ? "" : "; ", why);
-  }
-  auto none = std::make_unique<CublasLtLibrary>();
-  none->unavailable_reason =
-      str_cat("cuBLASLt not found (set MAX_C_CUBLASLT_LIBRARY to libcublasLt.so's path): ", reasons);
-  return none;
+  return open_first<CublasLtLibrary>(candidates, try_open,
+                                     "cuBLASLt not found (set MAX_C_CUBLASLT_LIBRARY to libcublasLt.so's path): ");
 }
 
 std::unique_ptr<CublasLtLibrary> init_cublaslt(const SymbolLookup& lookup, const std::string& origin) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace maxc::cuda {
 
@@ -33,5 +34,21 @@ class DynamicLibrary {
   void* handle_;
   std::string name_;
 };
+
+// The first library of `candidates` that open(name, &why_not) returns; else a Lib (with an
+// unavailable_reason member) whose reason is `not_found` followed by every candidate's. The
+// search every runtime-loaded library (NVRTC, hipRTC, cuBLASLt) makes.
+template <class Lib, class Open>
+std::unique_ptr<Lib> open_first(const std::vector<std::string>& candidates, Open open, const std::string& not_found) {
+  std::string reasons;
+  for (const std::string& name : candidates) {
+    std::string why;
+    if (std::unique_ptr<Lib> lib = open(name, &why)) return lib;
+    reasons += (reasons.empty() ? "" : "; ") + why;
+  }
+  auto none = std::make_unique<Lib>();
+  none->unavailable_reason = not_found + reasons;
+  return none;
+}
 
 }  // namespace maxc::cuda

@@ -80,15 +80,8 @@ std::vector<std::string> nvrtc_library_candidates() {
 }
 
 std::unique_ptr<NvrtcLibrary> load_nvrtc(const std::vector<std::string>& candidates) {
-  std::string reasons;
-  for (const std::string& name : candidates) {
-    std::string why;
-    if (auto lib = try_open(name, &why)) return lib;
-    reasons += str_cat(reasons.empty() ? "" : "; ", why);
-  }
-  auto none = std::make_unique<NvrtcLibrary>();
-  none->unavailable_reason = str_cat("NVRTC not found (set MAX_C_NVRTC_LIBRARY to libnvrtc.so's path): ", reasons);
-  return none;
+  return open_first<NvrtcLibrary>(candidates, try_open,
+                                  "NVRTC not found (set MAX_C_NVRTC_LIBRARY to libnvrtc.so's path): ");
 }
 
 const NvrtcLibrary& nvrtc() {

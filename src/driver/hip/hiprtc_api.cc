@@ -48,15 +48,8 @@ std::vector<std::string> hiprtc_library_candidates() {
 }
 
 std::unique_ptr<HiprtcLibrary> load_hiprtc(const std::vector<std::string>& candidates) {
-  std::string reasons;
-  for (const std::string& name : candidates) {
-    std::string why;
-    if (auto lib = try_open(name, &why)) return lib;
-    reasons += str_cat(reasons.empty() ? "" : "; ", why);
-  }
-  auto none = std::make_unique<HiprtcLibrary>();
-  none->unavailable_reason = str_cat("hipRTC not found (set MAX_C_HIPRTC_LIBRARY to libhiprtc.so's path): ", reasons);
-  return none;
+  return cuda::open_first<HiprtcLibrary>(candidates, try_open,
+                                         "hipRTC not found (set MAX_C_HIPRTC_LIBRARY to libhiprtc.so's path): ");
 }
 
 const HiprtcLibrary& hiprtc() {

@@ -26,11 +26,7 @@ using cpu::ElemProgramSpec;
 std::string dtype_label(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }
 
 std::shared_ptr<const ElemProgram> make_program(const LowerContext& ctx, ElemProgramSpec spec) {
-  try {
-    return std::make_shared<const ElemProgram>(std::move(spec));
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
+  return ctx.labeled([&] { return std::make_shared<const ElemProgram>(std::move(spec)); });
 }
 
 // Output 0 may take the buffer of an input with its dtype and shape when the program

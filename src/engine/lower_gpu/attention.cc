@@ -79,11 +79,7 @@ std::string attention_instance(const LowerContext& ctx, bool has_mask) {
     if (ctx.inputs[i].dtype != d)
       ctx.unsupported("q, k and v of different dtypes (", ctx.inputs[0].to_string(), ", ", ctx.inputs[i].to_string(),
                       ")");
-  try {
-    return gpu::attention_kernel(d, has_mask ? ctx.inputs[3].dtype : d);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
+  return ctx.labeled([&] { return gpu::attention_kernel(d, has_mask ? ctx.inputs[3].dtype : d); });
 }
 
 // attention(q, k, v, mask?) {scale, k_transposed}.

@@ -39,13 +39,7 @@ void require_gpu(const LowerContext& ctx) {
 
 template <typename F>
 GpuKernel load(const LowerContext& ctx, const char* source, F instance_of) {
-  std::string name;
-  try {
-    name = instance_of(ctx.inputs[0].dtype);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
-  return load_gpu_kernel(ctx, source, name);
+  return load_gpu_kernel(ctx, source, ctx.labeled([&] { return instance_of(ctx.inputs[0].dtype); }));
 }
 
 // ---- conv2d ------------------------------------------------------------------------------

@@ -21,11 +21,7 @@ using Param = gpu::FusedKernel::Param;
 using ParamKind = gpu::FusedKernel::ParamKind;
 
 gpu::FusedKernel generate(const LowerContext& ctx, const cpu::ElemProgramSpec& spec) {
-  try {
-    return gpu::generate_fused_elementwise(spec);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
+  return ctx.labeled([&] { return gpu::generate_fused_elementwise(spec); });
 }
 
 // Output 0 may overwrite an input of its own dtype and shape: each thread reads every leaf

@@ -24,13 +24,8 @@ Lowered lower_gather(const LowerContext& ctx) {
   const Shape& in = ctx.inputs[0];
   const Shape& indices = ctx.inputs[1];
   const int64_t axis = axis_in(ctx, ctx.attr<int64_t>("axis"), in.rank());
-  std::string name;
-  try {
-    name = gpu::gather_kernel(in.dtype, indices.dtype);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
-  const GpuKernel k = load_gpu_kernel(ctx, "gather.cu", name);
+  const GpuKernel k =
+      load_gpu_kernel(ctx, "gather.cu", ctx.labeled([&] { return gpu::gather_kernel(in.dtype, indices.dtype); }));
   const int64_t outer = product(in.dims, 0, static_cast<size_t>(axis));
   const int64_t axis_size = in.dims[static_cast<size_t>(axis)];
   const int64_t inner = product(in.dims, static_cast<size_t>(axis) + 1, in.dims.size());
@@ -51,13 +46,7 @@ Lowered lower_gather(const LowerContext& ctx) {
 // The catalog's instance of `path`, its errors (a dtype the kernels lack) given the node's label.
 template <class Fn>
 GpuKernel indexing_kernel(const LowerContext& ctx, const char* path, Fn name_of) {
-  std::string name;
-  try {
-    name = name_of();
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
-  return load_gpu_kernel(ctx, path, name);
+  return load_gpu_kernel(ctx, path, ctx.labeled(name_of));
 }
 
 const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }

@@ -29,13 +29,7 @@ using Dims = std::vector<int64_t>;
 // The catalog's instance name, its errors (a dtype the kernels lack) given the node's label.
 template <class Fn>
 GpuKernel layout_kernel(const LowerContext& ctx, Fn name_of) {
-  std::string name;
-  try {
-    name = name_of();
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
-  return load_gpu_kernel(ctx, "layout.cu", name);
+  return load_gpu_kernel(ctx, "layout.cu", ctx.labeled(name_of));
 }
 
 const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }

@@ -64,13 +64,8 @@ MatmulLaunch plan_matmul(const LowerContext& ctx, bool rhs_transposed, int64_t b
 }
 
 GpuKernel load_tiled_kernel(const LowerContext& ctx, cpu::Activation activation) {
-  std::string name;
-  try {
-    name = gpu::matmul_kernel(ctx.inputs[0].dtype, activation);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
-  return load_gpu_kernel(ctx, "matmul.cu", name);
+  return load_gpu_kernel(ctx, "matmul.cu",
+                         ctx.labeled([&] { return gpu::matmul_kernel(ctx.inputs[0].dtype, activation); }));
 }
 
 void launch_tiled(const GpuKernel& k, const MatmulLaunch& l, const KernelArgs& a) {

@@ -18,11 +18,7 @@ template <typename F>
 std::string instance(const LowerContext& ctx, F name_of) {
   const DType d = ctx.inputs[0].dtype;
   if (!dtype_is_float(d)) ctx.unsupported("dtype ", dtype_name(d) ? dtype_name(d) : "invalid", " (float types only)");
-  try {
-    return name_of(ctx.inputs[0].dtype);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
+  return ctx.labeled([&] { return name_of(d); });
 }
 
 // The input as [rows, d] over its last dim, which output 0 has too.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/quant_encoding.h"
+#include "engine/lower/quantized_dims.h"
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
 #include "engine/lowering.h"
@@ -21,19 +22,6 @@ namespace {
 // Rows of lhs per qmatmul block: kQmatmulRows of quantized.cu.
 constexpr int64_t kQmatmulRows = 4;
 
-QuantEncoding encoding_of(const LowerContext& ctx) {
-  const std::string& name = ctx.attr<std::string>("encoding");
-  const std::optional<QuantEncoding> e = quant_encoding_from_name(name);
-  if (!e) fail(Code::kInternal, ctx.op_label(), ": encoding '", name, "' passed the graph's checks");
-  return *e;
-}
-
-// Elements per row of a quantized input whose last dim is `row_bytes`.
-int64_t row_elements(QuantEncoding e, int64_t row_bytes) {
-  const QuantEncodingInfo* info = quant_encoding_info(e);
-  return row_bytes / info->block_bytes * info->elements_per_block;
-}
-
 void require_dtype(const LowerContext& ctx, const Shape& s, DType want, const char* what) {
   if (s.dtype != want)
     ctx.unsupported(what, " ", s.to_string(), " (the GPU kernels take ", dtype_name(want), ")");
@@ -41,21 +29,15 @@ void require_dtype(const LowerContext& ctx, const Shape& s, DType want, const ch
 
 template <typename F>
 GpuKernel load(const LowerContext& ctx, QuantEncoding e, F instance_of) {
-  std::string name;
-  try {
-    name = instance_of(e);
-  } catch (const Error& err) {
-    fail(err.code(), ctx.op_label(), ": ", err.what());
-  }
-  return load_gpu_kernel(ctx, "quantized.cu", name);
+  return load_gpu_kernel(ctx, "quantized.cu", ctx.labeled([&] { return instance_of(e); }));
 }
 
 Lowered lower_dequantize(const LowerContext& ctx) {
-  const QuantEncoding e = encoding_of(ctx);
+  const QuantEncoding e = quant_encoding_of(ctx);
   const Shape& in = ctx.inputs[0];
   require_dtype(ctx, in, DType::kUInt8, "input");
   if (in.rank() < 1) ctx.unsupported("input ", in.to_string(), " of rank 0");
-  const int64_t k = row_elements(e, in.dims.back());
+  const int64_t k = quant_row_elements(e, in.dims.back());
   const int64_t elements = k == 0 ? 0 : in.num_elements() / in.dims.back() * k;
   const GpuKernel kernel = load(ctx, e, gpu::dequantize_kernel);
   const cuda::LaunchShape launch = gpu_launch_for_elements(elements);
@@ -70,18 +52,11 @@ Lowered lower_dequantize(const LowerContext& ctx) {
 }
 
 Lowered lower_qmatmul(const LowerContext& ctx) {
-  const QuantEncoding e = encoding_of(ctx);
-  const Shape &lhs = ctx.inputs[0], &rhs = ctx.inputs[1];
-  require_dtype(ctx, lhs, DType::kFloat32, "lhs");
-  require_dtype(ctx, rhs, DType::kUInt8, "rhs");
-  if (lhs.rank() < 1 || rhs.rank() != 2)
-    fail(Code::kInternal, ctx.op_label(), ": lhs ", lhs.to_string(), " and rhs ", rhs.to_string(),
-         " passed the graph's checks");
-  const int64_t k = lhs.dims.back(), n = rhs.dims[0];
-  if (row_elements(e, rhs.dims[1]) != k)
-    fail(Code::kInternal, ctx.op_label(), ": lhs ", lhs.to_string(), " and rhs ", rhs.to_string(),
-         " disagree on K");
-  const int64_t m = k == 0 ? ctx.outputs[0].num_elements() / std::max<int64_t>(n, 1) : lhs.num_elements() / k;
+  const QuantEncoding e = quant_encoding_of(ctx);
+  require_dtype(ctx, ctx.inputs[0], DType::kFloat32, "lhs");
+  require_dtype(ctx, ctx.inputs[1], DType::kUInt8, "rhs");
+  const QmatmulDims d = qmatmul_dims(ctx, e);
+  const int64_t m = d.m, k = d.k, n = d.n;
   const GpuKernel kernel = load(ctx, e, gpu::qmatmul_kernel);
   const cuda::LaunchShape launch = gpu_launch_for_rows((m + kQmatmulRows - 1) / kQmatmulRows * n);
   return {[kernel, launch, m, k, n](const KernelArgs& a) {

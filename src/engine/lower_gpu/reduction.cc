@@ -23,13 +23,8 @@ Lowered lower_reduce(const LowerContext& ctx, gpu::Reduction reduction) {
     fail(Code::kInvalidArgument, ctx.op_label(), ": cannot reduce over axis ", s.axis, " of input ", in.to_string(),
          ": it is empty and the reduction has no identity");
   const bool rows = s.inner == 1;
-  std::string name;
-  try {
-    name = gpu::reduce_kernel(reduction, in.dtype, rows);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
-  const GpuKernel k = load_gpu_kernel(ctx, "reduce.cu", name);
+  const GpuKernel k =
+      load_gpu_kernel(ctx, "reduce.cu", ctx.labeled([&] { return gpu::reduce_kernel(reduction, in.dtype, rows); }));
   if (rows) {
     const cuda::LaunchShape launch = gpu_launch_for_rows(s.outer);
     return {[=](const KernelArgs& a) {

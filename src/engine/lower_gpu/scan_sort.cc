@@ -21,11 +21,7 @@ namespace {
 
 template <typename F>
 std::string instance(const LowerContext& ctx, F name_of) {
-  try {
-    return name_of(ctx.inputs[0].dtype);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
+  return ctx.labeled([&] { return name_of(ctx.inputs[0].dtype); });
 }
 
 // The lines' launch: one thread each, grid-stride.

@@ -42,13 +42,8 @@ Lowered lower_gpu_strided_copy(const LowerContext& ctx, std::span<const int64_t>
   const Collapsed c = collapse(dims, src_strides);
   if (c.dims.size() > static_cast<size_t>(gpu::kMaxRank))
     ctx.unsupported("a copy over ", c.dims.size(), " strided dims (at most ", gpu::kMaxRank, ")");
-  std::string name;
-  try {
-    name = gpu::copy_strided_kernel(ctx.inputs[0].dtype);
-  } catch (const Error& e) {
-    fail(e.code(), ctx.op_label(), ": ", e.what());
-  }
-  const GpuKernel k = load_gpu_kernel(ctx, "transpose.cu", name);
+  const GpuKernel k = load_gpu_kernel(
+      ctx, "transpose.cu", ctx.labeled([&] { return gpu::copy_strided_kernel(ctx.inputs[0].dtype); }));
   gpu::Layout layout{};
   for (size_t d = 0; d < c.strides.size(); ++d) layout.strides[d] = c.strides[d];
   const gpu::Shape shape = gpu::fused_shape(c.dims);
