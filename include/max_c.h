@@ -282,12 +282,15 @@ typedef int32_t max_device_kind_t;
 #define MAX_DEVICE_KIND_CUDA 2
 #define MAX_DEVICE_KIND_HIP 3
 
-/* Number of accelerators this process can use (0 on a machine without one). Thread-safe. */
+/* Number of accelerators this process can use, CUDA's (libcuda) and HIP's (libamdhip64)
+ * together; 0 on a machine without one. The first call loads the drivers. Thread-safe. */
 MAX_API max_status_t* max_accelerator_count(int32_t* out_count);
 
 /* Gets the device of a kind and id. Devices are singletons per (kind, id): asking twice
  * gives two references to one object. For the CPU, id -1 and 0 both mean the host.
- * For an accelerator, id -1 means the first one. NOT_FOUND when no such device exists,
+ * For an accelerator, id -1 means the first one; CUDA and HIP devices are numbered apart.
+ * A graph's gpu:<id> is the CUDA device <id> where the process has CUDA devices, else the
+ * HIP device <id>. NOT_FOUND when no such device exists,
  * INVALID_ARGUMENT for an unknown kind. Thread-safe. */
 MAX_API max_status_t* max_device_create(max_device_kind_t kind, int32_t id,
                                         max_device_t** out_device);

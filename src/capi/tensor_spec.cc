@@ -43,8 +43,8 @@ max_status_t* max_tensor_spec_device(const max_tensor_spec_t* spec, max_device_t
   return MAXC_GUARD({
     auto& out = out_param(out_device, "out_device");
     const DeviceRef& d = deref(spec, "spec").type().device;
-    auto kind = d.kind == DeviceKind::kCpu ? Device::Kind::kCpu : Device::Kind::kCuda;
-    out = to_handle<max_device_t>(Device::get(kind, static_cast<int32_t>(d.id)));
+    const auto id = static_cast<int32_t>(d.id);
+    out = to_handle<max_device_t>(d.kind == DeviceKind::kCpu ? Device::cpu() : Device::accelerator(id));
   });
 }
 

@@ -17,23 +17,50 @@ Ref<Device> Device::cpu() {
   return Ref<Device>::share(host);
 }
 
-int32_t Device::accelerator_count() { return cuda::CudaPlatform::process().device_count(); }
+namespace {
 
-Ref<Device> Device::get_cuda(int32_t id) {
-  cuda::CudaPlatform& platform = cuda::CudaPlatform::process();
+cuda::CudaPlatform& platform_of(Device::Kind kind) {
+  return kind == Device::Kind::kHip ? cuda::CudaPlatform::process_hip() : cuda::CudaPlatform::process();
+}
+
+// Why neither driver serves, for the message of a missing accelerator.
+std::string no_accelerator_reason() {
+  return str_cat(cuda::CudaPlatform::process().unavailable_reason(), "; ",
+                 cuda::CudaPlatform::process_hip().unavailable_reason());
+}
+
+}  // namespace
+
+int32_t Device::accelerator_count() {
+  return cuda::CudaPlatform::process().device_count() + cuda::CudaPlatform::process_hip().device_count();
+}
+
+Ref<Device> Device::accelerator(int32_t id) {
+  const bool hip_only = cuda::CudaPlatform::process().device_count() == 0 &&
+                        cuda::CudaPlatform::process_hip().device_count() > 0;
+  return get(hip_only ? Kind::kHip : Kind::kCuda, id);
+}
+
+Ref<Device> Device::get_gpu(Kind kind, int32_t id) {
+  cuda::CudaPlatform& platform = platform_of(kind);
   const int32_t count = platform.device_count();
   const int32_t ordinal = id == -1 ? 0 : id;
   if (ordinal < 0 || ordinal >= count) {
-    fail(Code::kNotFound, "no CUDA device with id ", id, ": this process sees ", count, " accelerators",
-         count == 0 ? str_cat(" (", platform.unavailable_reason(), ")") : std::string());
+    const char* what = kind == Kind::kHip ? "HIP" : "CUDA";
+    const int32_t total = accelerator_count();
+    fail(Code::kNotFound, "no ", what, " device with id ", id, ": this process sees ", total, " accelerators, ", count,
+         " of them ", what,
+         count == 0 ? str_cat(" (", total == 0 ? no_accelerator_reason() : platform.unavailable_reason(), ")")
+                    : std::string());
   }
   // Like the host's, never freed.
   static std::mutex mu;
-  static std::vector<Device*>* devices = new std::vector<Device*>();
+  static auto* devices = new std::vector<Device*>[2];
   std::lock_guard<std::mutex> lock(mu);
-  if (devices->size() < static_cast<size_t>(count)) devices->resize(static_cast<size_t>(count), nullptr);
-  Device*& slot = (*devices)[static_cast<size_t>(ordinal)];
-  if (!slot) slot = new Device(Device::Kind::kCuda, ordinal, &platform.device(ordinal));
+  std::vector<Device*>& of_kind = devices[kind == Kind::kHip ? 1 : 0];
+  if (of_kind.size() < static_cast<size_t>(count)) of_kind.resize(static_cast<size_t>(count), nullptr);
+  Device*& slot = of_kind[static_cast<size_t>(ordinal)];
+  if (!slot) slot = new Device(kind, ordinal, &platform.device(ordinal));
   return Ref<Device>::share(slot);
 }
 
@@ -43,10 +70,8 @@ Ref<Device> Device::get(Kind kind, int32_t id) {
       if (id != -1 && id != 0) fail(Code::kNotFound, "no CPU device with id ", id, " (use 0 or -1)");
       return cpu();
     case Device::Kind::kCuda:
-      return get_cuda(id);
     case Device::Kind::kHip:
-      fail(Code::kNotFound, "no HIP device with id ", id, ": this process sees ", accelerator_count(),
-           " accelerators (HIP is not supported yet)");
+      return get_gpu(kind, id);
   }
   fail(Code::kInvalidArgument, "unknown device kind ", static_cast<int32_t>(kind),
        " (expected 1=cpu, 2=cuda, 3=hip)");

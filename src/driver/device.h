@@ -1,5 +1,5 @@
-// A device that holds memory and runs work: the host CPU, or a CUDA GPU whose driver is
-// loaded at run time (DESIGN §8; src/driver/cuda/). One object per (kind, id), for the life
+// A device that holds memory and runs work: the host CPU, or a CUDA or HIP GPU whose driver
+// is loaded at run time (DESIGN §8; src/driver/cuda/, src/driver/hip/). One object per (kind, id), for the life
 // of the process, so equality of devices is equality of pointers. Where no driver is found
 // there are simply no accelerators, and everything on the CPU works as before.
 #pragma once
@@ -25,8 +25,12 @@ class Device : public Object {
   // why there are no accelerators when there are none (no driver, no device).
   static Ref<Device> get(Kind kind, int32_t id);
   static Ref<Device> cpu();
-  // GPUs this process can use; 0 without a driver. The first call loads the driver.
+  // GPUs this process can use, CUDA's and HIP's; 0 without a driver. The first call loads
+  // the drivers.
   static int32_t accelerator_count();
+  // Accelerator `id` (-1: the first) of the graph layer's gpu:<id>: a CUDA device where the
+  // process has any, else a HIP one. NOT_FOUND as get() says it.
+  static Ref<Device> accelerator(int32_t id);
 
   Kind device_kind() const { return kind_; }
   int32_t id() const { return id_; }
@@ -35,7 +39,7 @@ class Device : public Object {
   const char* api() const;
   std::string name() const;  // "cpu:0"
 
-  // The CUDA backend of a CUDA device (null on the host): streams, copies, kernels.
+  // The GPU backend of a CUDA or HIP device (null on the host): streams, copies, kernels.
   cuda::CudaDevice* cuda() const { return cuda_; }
 
   // Memory of `bytes` bytes aligned to kAlignment (device memory on a GPU, from its caching
@@ -50,7 +54,7 @@ class Device : public Object {
  private:
   Device(Kind kind, int32_t id, cuda::CudaDevice* cuda = nullptr)
       : Object(ObjectKind::kDevice), kind_(kind), id_(id), cuda_(cuda) {}
-  static Ref<Device> get_cuda(int32_t id);
+  static Ref<Device> get_gpu(Kind kind, int32_t id);
   Kind kind_;
   int32_t id_;
   cuda::CudaDevice* cuda_;  // lives as long as the process, like the Device

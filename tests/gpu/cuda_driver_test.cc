@@ -62,7 +62,7 @@ TEST(CudaDriver, WorkingDriverIsCounted) {
   ASSERT_TRUE(d->available) << d->unavailable_reason;
   EXPECT_EQ(d->device_count, 2);
   EXPECT_EQ(d->version, 12040);
-  EXPECT_EQ(cuda_version_string(d->version), "12.4");
+  EXPECT_EQ(driver_version_string(GpuBackend::kCuda, d->version), "12.4");
   EXPECT_TRUE(d->unavailable_reason.empty());
 }
 

@@ -82,9 +82,15 @@ class EngineOnFake : public ::testing::Test {
   void SetUp() override {
     if (!cuda::nvrtc().available)
       MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
+    start_on(Device::get(Device::Kind::kCuda, 0));
+  }
+
+  // A fresh fake launch record, and a context with the CPU and `gpu` (a fake CUDA or HIP
+  // device).
+  void start_on(Ref<Device> gpu) {
     fake().launches.clear();
     fake().on_launch = nullptr;
-    gpu_ = Device::get(Device::Kind::kCuda, 0);
+    gpu_ = std::move(gpu);
     context_ = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
   }
 

@@ -271,7 +271,10 @@ def _dims_array(shape):
     return (c_int64 * max(len(dims), 1))(*dims), len(dims)
 
 
-_KDLCUDA = 2
+# The stream a consumer names to a producer on each GPU device type (DLPack's __dlpack__):
+# CUDA's legacy default stream is 1, ROCm's default stream 0. Every stream of ours waits for
+# the default stream, so work the producer ordered before it is done when we read.
+_DEFAULT_STREAM = {kDLCUDA: 1, kDLROCM: 0}
 
 
 def _dlpack_device_type(array):
@@ -389,10 +392,9 @@ class Tensor(_Handle):
             # numpy exports no ml_dtypes array (bfloat16, float8) through DLPack: borrow it.
             return cls.from_numpy(array.copy() if copy else array)
         kwargs = {}
-        if _dlpack_device_type(array) == _KDLCUDA:
-            # The producer orders its work before the legacy default stream (DLPack's stream
-            # 1), which every stream of ours waits for: the memory is ready when we read it.
-            kwargs["stream"] = 1
+        stream = _DEFAULT_STREAM.get(_dlpack_device_type(array))
+        if stream is not None:
+            kwargs["stream"] = stream
         try:
             cap = array.__dlpack__(max_version=DLPACK_VERSION, copy=copy, **kwargs)
         except TypeError:

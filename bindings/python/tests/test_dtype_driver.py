@@ -215,11 +215,14 @@ class _Producer:
         return self.array.__dlpack__()
 
 
-def test_dlpack_import_orders_a_cuda_producer_before_the_legacy_stream():
+def test_dlpack_import_orders_a_gpu_producer_before_the_default_stream():
     a = np.arange(3, dtype=np.float32)
     cuda = _Producer(a, 2)
     Tensor.from_dlpack(cuda)
     assert cuda.asked.get("stream") == 1  # DLPack's legacy default stream, which ours wait for
+    rocm = _Producer(a, 10)
+    Tensor.from_dlpack(rocm)
+    assert rocm.asked.get("stream") == 0  # ROCm's default stream
     cpu = _Producer(a, 1)
     Tensor.from_dlpack(cpu)
     assert "stream" not in cpu.asked

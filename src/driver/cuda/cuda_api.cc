@@ -11,4 +11,7 @@ std::string bind_cuda_api(const SymbolLookup& lookup, CudaApi& api) {
   return "";
 }
 
+const char* backend_name(GpuBackend backend) { return backend == GpuBackend::kHip ? "HIP" : "CUDA"; }
+const char* backend_prefix(GpuBackend backend) { return backend == GpuBackend::kHip ? "hip" : "cuda"; }
+
 }  // namespace maxc::cuda

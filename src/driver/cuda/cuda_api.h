@@ -5,6 +5,10 @@
 //
 // Symbol names are the versioned ones the driver exports (cuMemAlloc_v2, not cuMemAlloc):
 // cuda.h maps the plain names onto them with macros, which a dlsym caller must do itself.
+//
+// HIP's runtime fills the same table (driver/hip/hip_runtime.h): its calls mirror these one
+// for one, so everything above the table (devices, allocators, streams, graphs, kernels)
+// serves AMD GPUs unchanged, and `backend` says which runtime is underneath.
 #pragma once
 
 #include <cstddef>
@@ -142,11 +146,21 @@ constexpr CUstreamCaptureMode kStreamCaptureModeThreadLocal = 1;
   X(cuGraphExecDestroy, (CUgraphExec exec))                                                        \
   X(cuGraphDestroy, (CUgraph graph))
 
+enum class GpuBackend : uint8_t { kCuda, kHip };
+
 struct CudaApi {
 #define MAXC_CUDA_DECLARE(name, params) CUresult(*name) params = nullptr;
   MAXC_CUDA_DRIVER_FUNCTIONS(MAXC_CUDA_DECLARE)
 #undef MAXC_CUDA_DECLARE
+  GpuBackend backend = GpuBackend::kCuda;
+  // The device's compiler target where it is not sm_XY of the compute capability: HIP's
+  // gcnArchName ("gfx90a:sramecc+:xnack-"), NUL-terminated within `length`. Null for CUDA.
+  CUresult (*device_arch_name)(char* name, int length, CUdevice device) = nullptr;
 };
+
+// "CUDA" or "HIP", for messages; "cuda" or "hip", the prefix of a device's description.
+const char* backend_name(GpuBackend backend);
+const char* backend_prefix(GpuBackend backend);
 
 // Where symbols come from: dlsym on the driver, or a table of fakes in tests.
 using SymbolLookup = std::function<void*(const char* name)>;

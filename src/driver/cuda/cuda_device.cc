@@ -10,19 +10,19 @@ namespace {
 
 CUdevice device_of(const CudaApi& api, int ordinal) {
   CUdevice device = 0;
-  check_cuda(api, api.cuDeviceGet(&device, ordinal), str_cat("cuDeviceGet of CUDA device ", ordinal));
+  check_cuda(api, api.cuDeviceGet(&device, ordinal), str_cat("cuDeviceGet of ", backend_name(api.backend), " device ", ordinal));
   return device;
 }
 
 CUcontext retain_primary_context(const CudaApi& api, CUdevice device, int ordinal) {
   CUcontext context = nullptr;
   check_cuda(api, api.cuDevicePrimaryCtxRetain(&context, device),
-             str_cat("cuDevicePrimaryCtxRetain of CUDA device ", ordinal));
+             str_cat("cuDevicePrimaryCtxRetain of ", backend_name(api.backend), " device ", ordinal));
   return context;
 }
 
 std::string description(const CudaDeviceProperties& p) {
-  return str_cat("cuda:", p.ordinal, " (", p.name, ", ", p.architecture(), ")");
+  return str_cat(backend_prefix(p.backend), ":", p.ordinal, " (", p.name, ", ", p.architecture(), ")");
 }
 
 }  // namespace

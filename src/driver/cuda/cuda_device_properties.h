@@ -1,5 +1,5 @@
-// What a CUDA device is: its name, architecture (sm_XY, the NVRTC target), memory and the
-// limits launches must respect, read once through the driver.
+// What a GPU is: its name, architecture (the compiler's target: sm_XY for NVRTC, a gfx target
+// for hipRTC), memory and the limits launches must respect, read once through the driver.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +21,14 @@ struct CudaDeviceProperties {
   int max_shared_memory_per_block = 0;  // bytes
   bool unified_addressing = false;
   bool integrated = false;
+  GpuBackend backend = GpuBackend::kCuda;
+  std::string arch_name;  // HIP's gcnArchName; empty on CUDA
 
-  // "sm_90": the architecture name MAX reports and NVRTC compiles for.
+  // "sm_90" (or "gfx90a:sramecc+:xnack-"): the architecture MAX reports and the kernel
+  // compiler targets.
   std::string architecture() const;
+  // "CUDA device 0", for messages.
+  std::string label() const;
 };
 
 // Throws the driver's error naming the property that could not be read.

@@ -74,8 +74,9 @@ std::string cuda_error_text(const CudaApi* api, CUresult r) {
   if (api && api->cuGetErrorName && api->cuGetErrorName(r, &name) != result::kSuccess) name = nullptr;
   if (api && api->cuGetErrorString && api->cuGetErrorString(r, &text) != result::kSuccess) text = nullptr;
   if (!name) name = known_result_name(r);
-  std::string out = name ? std::string(name) : str_cat("CUDA error ", r);
-  if (text && *text) out += str_cat(" (", text, ")");
+  std::string out = name ? std::string(name) : str_cat(backend_name(api ? api->backend : GpuBackend::kCuda), " error ", r);
+  // Some HIP versions' text is the name again.
+  if (text && *text && out != text) out += str_cat(" (", text, ")");
   return out;
 }
 

@@ -13,10 +13,16 @@ CudaPlatform& CudaPlatform::process() {
   return *platform;
 }
 
+CudaPlatform& CudaPlatform::process_hip() {
+  static CudaPlatform* platform = new CudaPlatform(hip_driver());
+  return *platform;
+}
+
 CudaDevice& CudaPlatform::device(int ordinal) {
   if (ordinal < 0 || ordinal >= device_count()) {
-    if (device_count() == 0) fail(Code::kNotFound, "no CUDA device ", ordinal, ": ", unavailable_reason());
-    fail(Code::kNotFound, "no CUDA device ", ordinal, ": the driver sees ", device_count());
+    const char* kind = backend_name(driver_.api.backend);
+    if (device_count() == 0) fail(Code::kNotFound, "no ", kind, " device ", ordinal, ": ", unavailable_reason());
+    fail(Code::kNotFound, "no ", kind, " device ", ordinal, ": the driver sees ", device_count());
   }
   std::lock_guard<std::mutex> lock(mu_);
   auto& slot = devices_[static_cast<size_t>(ordinal)];

@@ -1,6 +1,7 @@
-// The CUDA devices of a driver: how many there are, why there are none, and one CudaDevice
-// per ordinal, created on first use (retaining a context costs a few hundred milliseconds
-// and device memory, so a process that never touches a GPU never pays for it).
+// The GPUs of a driver (CUDA's, or HIP's in its place): how many there are, why there are
+// none, and one CudaDevice per ordinal, created on first use (retaining a context costs a few
+// hundred milliseconds and device memory, so a process that never touches a GPU never pays
+// for it).
 #pragma once
 
 #include <memory>
@@ -16,8 +17,9 @@ namespace maxc::cuda {
 class CudaPlatform {
  public:
   explicit CudaPlatform(const CudaDriver& driver);
-  // The process's devices, over cuda_driver(); never destroyed.
+  // The process's devices, over cuda_driver() and hip_driver(); never destroyed.
   static CudaPlatform& process();
+  static CudaPlatform& process_hip();
 
   int device_count() const { return driver_.available ? driver_.device_count : 0; }
   // Empty when devices exist; else why not, in words.

@@ -64,4 +64,10 @@ CompiledKernels HiprtcCompiler::compile(const CompileRequest& request) const {
   return out;
 }
 
+cuda::KernelCache& hiprtc_kernel_cache() {
+  static auto* compiler = new HiprtcCompiler(hiprtc());
+  static auto* cache = new cuda::KernelCache(*compiler, cuda::KernelCache::default_directory());
+  return *cache;
+}
+
 }  // namespace maxc::hip

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/cuda/kernel_cache.h"
 #include "driver/cuda/kernel_compiler.h"
 #include "driver/hip/hiprtc_api.h"
 
@@ -34,5 +35,9 @@ class HiprtcCompiler : public cuda::KernelCompiler {
  private:
   const HiprtcLibrary& lib_;
 };
+
+// The process's kernel cache over the process's hipRTC, beside NVRTC's in
+// KernelCache::default_directory() (the compiler's identity is part of every key).
+cuda::KernelCache& hiprtc_kernel_cache();
 
 }  // namespace maxc::hip

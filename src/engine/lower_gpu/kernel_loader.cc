@@ -9,6 +9,7 @@
 #include "driver/cuda/cuda_device.h"
 #include "driver/cuda/nvrtc_compiler.h"
 #include "driver/device.h"
+#include "driver/hip/hiprtc_compiler.h"
 #include "engine/launch_trace.h"
 #include "kernels/cuda/kernel_sources.h"
 
@@ -35,6 +36,11 @@ const cuda::CudaDevice& cuda_device_of(const LowerContext& ctx) {
   return *ctx.device->cuda();
 }
 
+// The compiler of the device's runtime: NVRTC for CUDA, hipRTC for HIP.
+cuda::KernelCache& kernel_cache_for(const cuda::CudaDevice& device) {
+  return device.api().backend == cuda::GpuBackend::kHip ? hip::hiprtc_kernel_cache() : cuda::nvrtc_kernel_cache();
+}
+
 // `expression` names a template instance; empty for a source whose kernel is `function`.
 GpuKernel load(const LowerContext& ctx, cuda::KernelSource source, const std::string& expression,
                const std::string& function) {
@@ -42,7 +48,7 @@ GpuKernel load(const LowerContext& ctx, cuda::KernelSource source, const std::st
   try {
     cuda::CompileRequest request{std::move(source), device.properties().architecture(), {}, {}};
     if (!expression.empty()) request.name_expressions = {expression};
-    cuda::KernelCache& cache = cuda::nvrtc_kernel_cache();
+    cuda::KernelCache& cache = kernel_cache_for(device);
     std::shared_ptr<const cuda::CompiledKernels> compiled = cache.get(request);
     auto module = module_for(device, cache.key(request), compiled->image, request.source.name);
     const std::string& name = expression.empty() ? function : expression;

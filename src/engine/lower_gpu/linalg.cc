@@ -20,6 +20,7 @@
 
 #include "base/log.h"
 #include "driver/cuda/cublaslt_matmul.h"
+#include "driver/cuda/cuda_device.h"
 #include "driver/cuda/cuda_stream.h"
 #include "driver/device.h"
 #include "engine/lower_gpu/kernel_loader.h"
@@ -114,6 +115,10 @@ std::shared_ptr<const cuda::CublasLtMatmul> plan_cublaslt(const LowerContext& ct
                                                           cpu::Activation activation, std::string* why_not) {
   if (!cublaslt_enabled()) {
     *why_not = "MAX_C_CUBLASLT=0";
+    return nullptr;
+  }
+  if (ctx.device->cuda()->api().backend != cuda::GpuBackend::kCuda) {
+    *why_not = "cuBLASLt serves CUDA devices only (hipBLASLt is not bound yet)";
     return nullptr;
   }
   const std::shared_ptr<const cuda::CublasLtLibrary> library = cuda::cublaslt();

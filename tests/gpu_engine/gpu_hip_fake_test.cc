@@ -1,0 +1,86 @@
+// The GPU engine on a HIP device: the fake HIP runtime (gpu/fake_hip.h) installed as the
+// process's, a graph placed on gpu:0 of a context holding hip:0. Its kernels compile with the
+// real hipRTC for the device's gfx target (an NVRTC compile of a gfx target would fail), load
+// and launch through the HIP binding, and run emulated on the fake's host memory; matmuls
+// stay on the tiled kernel even where a cuBLASLt is installed, since cuBLASLt serves CUDA
+// devices only.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "driver/cuda/cublaslt_api.h"
+#include "driver/cuda/cuda_device.h"
+#include "driver/device.h"
+#include "driver/hip/hiprtc_compiler.h"
+#include "driver/test_util.h"
+#include "gpu/fake_cublaslt.h"
+#include "gpu/fake_hip.h"
+#include "gpu/gpu_test_util.h"
+#include "gpu_engine/engine_on_fake.h"
+
+namespace maxc::testing {
+namespace {
+
+class HipEngineOnFake : public EngineOnFake {
+ protected:
+  static void SetUpTestSuite() {
+    EngineOnFake::SetUpTestSuite();
+    use_fake_as_process_hip_driver();
+  }
+
+  void SetUp() override {
+    if (!hip::hiprtc().available)
+      MAXC_SKIP_UNLESS_REQUIRED(hiprtc_required(), "no hipRTC to compile the kernels: " + hip::hiprtc().unavailable_reason);
+    start_on(Device::get(Device::Kind::kHip, 0));
+  }
+};
+
+TEST_F(HipEngineOnFake, TheDeviceIsHipsWithItsGfxTarget) {
+  EXPECT_EQ(gpu_->device_kind(), Device::Kind::kHip);
+  EXPECT_STREQ(gpu_->api(), "hip");
+  EXPECT_EQ(gpu_->cuda()->describe(), "hip:0 (Fake GPU 0, gfx90a:sramecc+:xnack-)");
+  EXPECT_EQ(Device::accelerator_count(), 4) << "two fake CUDA devices and two fake HIP ones";
+}
+
+TEST_F(HipEngineOnFake, ElementwiseGraphCompilesWithHiprtcAndRunsOnDeviceMemory) {
+  Graph g("add");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 3}));
+  ValueId w = g.add_weight("w", f32_on_gpu({2, 3}));
+  g.set_outputs({{"y", g.add_op("add", {x, w})[0]}});
+  int launches = 0;
+  fake().on_launch = [&](const std::string&, void** args) {
+    // A generated kernel's parameters: the shape, then the leaves, then the output.
+    const auto *a = arg<const float*>(args, 1), *b = arg<const float*>(args, 2);
+    auto* out = arg<float*>(args, 3);
+    for (const void* p : {static_cast<const void*>(a), static_cast<const void*>(b), static_cast<const void*>(out)})
+      ASSERT_TRUE(in_device_memory(p));
+    for (int i = 0; i < 6; ++i) out[i] = a[i] + b[i];
+    ++launches;
+  };
+  Ref<Model> model = compile(g, {{"w", host_tensor({2, 3}, {10, 20, 30, 40, 50, 60})}});
+  Ref<Tensor> in = host_tensor({2, 3}, {1, 2, 3, 4, 5, 6})->copy(gpu_);
+  std::vector<Ref<Tensor>> out = model->execute(std::vector<Ref<Tensor>>{in});
+  EXPECT_EQ(launches, 1);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0]->device().get(), gpu_.get());
+  EXPECT_EQ(values_of(*out[0]), (std::vector<float>{11, 22, 33, 44, 55, 66}));
+}
+
+TEST_F(HipEngineOnFake, MatmulStaysOnTheTiledKernelBesideAnInstalledCublasLt) {
+  reset_fake_lt();
+  cuda::set_process_cublaslt(
+      cuda::init_cublaslt([](const char* name) { return fake_cublaslt_symbol(name); }, "fake cuBLASLt"));
+  Graph g("matmul");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 3}));
+  ValueId w = g.add_weight("w", f32_on_gpu({3, 4}));
+  g.set_outputs({{"y", g.add_op("matmul", {x, w})[0]}});
+  Ref<Model> model = compile(g, {{"w", host_tensor({3, 4}, std::vector<float>(12, 1.0f))}});
+  model->execute(std::vector<Ref<Tensor>>{host_tensor({2, 3}, {1, 2, 3, 4, 5, 6})->copy(gpu_)});
+  cuda::set_process_cublaslt(nullptr);
+  EXPECT_TRUE(fake_lt().matmuls.empty()) << "cuBLASLt was called for a HIP device";
+  ASSERT_EQ(fake().launches.size(), 1u);
+  EXPECT_NE(fake().launches[0].find("matmul_tiled"), std::string::npos) << fake().launches[0];
+}
+
+}  // namespace
+}  // namespace maxc::testing
