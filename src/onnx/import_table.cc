@@ -29,6 +29,7 @@ const ImportTable& import_table() {
     register_training_importers(t);
     register_ml_importers(t);
     register_determinant_importers(t);
+    register_deform_conv_importers(t);
     return t;
   }();
   return table;

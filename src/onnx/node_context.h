@@ -139,6 +139,7 @@ void register_sampling_importers(ImportTable& t);
 void register_training_importers(ImportTable& t);  // ai.onnx.preview.training
 void register_ml_importers(ImportTable& t);        // ai.onnx.ml
 void register_determinant_importers(ImportTable& t);
+void register_deform_conv_importers(ImportTable& t);
 
 const ImportTable& import_table();
 

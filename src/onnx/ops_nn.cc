@@ -1,10 +1,13 @@
 // Neural-network operators: Conv, pooling, normalizations, Softmax. ONNX is NCHW; our conv2d
 // takes NCHW with an FCRS filter directly, while our pools are NHWC, so pools are wrapped in
 // two permutes. 1-D convolutions and pools run as 2-D ones over a unit height, 3-D pools as
-// two 2-D ones (pool_3d).
+// two 2-D ones (pool_3d). MaxPool's Indices output has no kernel of its own: an argmax over
+// each window's taps, gathered through a constant table (max_pool_indices).
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "onnx/node_context.h"
 
@@ -105,6 +108,13 @@ ValueId pad_spatial(NodeContext& c, ValueId x, const Window& w, double fill) {
   return c.op("pad", {x}, {{"paddings", p}, {"value", fill}});
 }
 
+// The max pool's fill for uneven padding: no value of the dtype is below it.
+double lowest(DType dt) {
+  if (dtype_is_float(dt)) return -std::numeric_limits<double>::infinity();
+  if (dtype_is_unsigned_integral(dt)) return 0;
+  return -std::ldexp(1.0, dtype_size_in_bits(dt) - 1);
+}
+
 // One of our 2-D pools over an NCHW x, with a 2-D window. `count_pad`: an average divides
 // by the whole window, padding included, rather than by the elements it covers.
 ValueId pool_2d(NodeContext& c, ValueId x, Window w, bool is_max, bool count_pad) {
@@ -119,7 +129,7 @@ ValueId pool_2d(NodeContext& c, ValueId x, Window w, bool is_max, bool count_pad
   // Our pools pad both sides equally; uneven pads are added explicitly first. An average that
   // must not count them divides the padded sums by the share of each window that is input:
   // the same pool over ones padded with zeros.
-  if (is_max) return pool(pad_spatial(c, x, w, -std::numeric_limits<double>::infinity()), {0, 0}, false);
+  if (is_max) return pool(pad_spatial(c, x, w, lowest(c.type_of(x).dtype)), {0, 0}, false);
   const ValueId sums = pool(pad_spatial(c, x, w, 0.0), {0, 0}, true);
   if (count_pad) return sums;
   const ValueId ones = c.op("broadcast_to", {c.scalar(c.type_of(x).dtype, 1)}, {{"shape", c.type_of(x).dims}});
@@ -159,10 +169,125 @@ ValueId pool_nd(NodeContext& c, ValueId x, const Pool2d& pool) {
   return drop_unit_height(c, pool(insert_unit_height(c, x), w));
 }
 
+// ---- MaxPool's Indices ----
+
+// The most elements of the window table built for Indices (windows x taps).
+constexpr int64_t kMaxWindowTable = int64_t{1} << 24;
+
+int64_t static_extent(NodeContext& c, const Dim& d, std::string_view what) {
+  if (!d.is_static()) c.unsupported("the Indices output needs static ", what, " dims, got ", d);
+  return d.static_value();
+}
+
+// Steps the multi-index `at` to the next element of `dims` in row-major order.
+void advance(std::vector<int64_t>& at, const std::vector<int64_t>& dims) {
+  for (size_t j = at.size(); j-- > 0 && ++at[j] == dims[j];) at[j] = 0;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+// Every window's taps as positions in the flattened spatial input, [windows, taps] in the
+// reference's scan order: `read` row-major (to gather them), `report` in the storage order
+// Indices is asked in. A tap in the padding repeats the window's first tap inside: it can
+// only tie with that tap, and argmax keeps the first maximum, so it never changes the answer
+// (nor needs a fill value below every element of the dtype).
+struct WindowTable {
+  std::vector<double> read, report;
+  int64_t windows = 0, taps = 0;
+};
+
+using TapAt = std::optional<std::pair<int64_t, int64_t>>;  // (row-major, column-major); none in padding
+
+// The taps of the window at output position `o`.
+std::vector<TapAt> window_taps(const Window& w, const std::vector<int64_t>& in, const std::vector<int64_t>& o) {
+  const size_t r = in.size();
+  std::vector<int64_t> row_step(r, 1), col_step(r, 1), k(r, 0);
+  for (size_t a = r - 1; a-- > 0;) row_step[a] = row_step[a + 1] * in[a + 1];
+  for (size_t a = 1; a < r; ++a) col_step[a] = col_step[a - 1] * in[a - 1];
+  std::vector<TapAt> taps;
+  for (int64_t j = 0; j < product(w.kernel); ++j, advance(k, w.kernel)) {
+    int64_t row = 0, col = 0;
+    bool inside = true;
+    for (size_t a = 0; a < r; ++a) {
+      const int64_t pos = o[a] * w.strides[a] - w.pads[a] + k[a] * w.dilations[a];
+      inside = inside && pos >= 0 && pos < in[a];
+      row += pos * row_step[a], col += pos * col_step[a];
+    }
+    taps.push_back(inside ? TapAt(std::pair(row, col)) : std::nullopt);
+  }
+  return taps;
+}
+
+WindowTable window_table(const Window& w, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                         bool column_major) {
+  WindowTable t{{}, {}, product(out), product(w.kernel)};
+  std::vector<int64_t> o(in.size(), 0);
+  for (int64_t p = 0; p < t.windows; ++p, advance(o, out)) {
+    const std::vector<TapAt> taps = window_taps(w, in, o);
+    TapAt first;
+    for (const TapAt& tap : taps)
+      if (tap && !first) first = tap;
+    for (const TapAt& tap : taps) {
+      const std::pair<int64_t, int64_t> at = tap.value_or(first.value_or(std::pair<int64_t, int64_t>(0, 0)));
+      t.read.push_back(static_cast<double>(at.first));
+      t.report.push_back(static_cast<double>(column_major ? at.second : at.first));
+    }
+  }
+  return t;
+}
+
+// argmax has CPU kernels for floats, int32 and int64: narrower integers widen exactly (their
+// order kept), as uint32 does into int64.
+ValueId comparable(NodeContext& c, ValueId x) {
+  const DType dt = c.type_of(x).dtype;
+  if (dtype_is_float(dt) || dt == DType::kInt32 || dt == DType::kInt64) return x;
+  if (dtype_is_integral(dt) && dtype_size_in_bits(dt) < 32) return c.cast(x, DType::kInt32);
+  if (dt == DType::kUInt32) return c.cast(x, DType::kInt64);
+  c.unsupported("the Indices output of a ", dtype_name(dt), " input");
+}
+
+// Indices: each window's taps gathered from x as [N*C, windows, taps], the first maximum
+// picked by argmax and mapped back through the table to its input position, then offset by
+// the (n, c) plane's start, as ONNX flattens the whole input.
+ValueId max_pool_indices(NodeContext& c, ValueId x, const std::vector<Dim>& y_dims) {
+  const int64_t order = c.attr_int("storage_order", 0);
+  if (order != 0 && order != 1) c.invalid("storage_order must be 0 or 1, got ", order);
+  const std::vector<Dim> xd = c.type_of(x).dims;
+  std::vector<int64_t> in, out;
+  for (size_t a = 2; a < xd.size(); ++a) {
+    in.push_back(static_extent(c, xd[a], "spatial input"));
+    out.push_back(static_extent(c, y_dims[a], "spatial output"));
+  }
+  const Window w = window(c, *c.attr_ints("kernel_shape"), spatial_of(c.type_of(x)));
+  if (product(out) * product(w.kernel) > kMaxWindowTable)
+    c.unsupported("a window table of ", product(out), " x ", product(w.kernel), " taps is too large");
+  const WindowTable t = window_table(w, in, out, order == 1);
+  auto table = [&](const std::vector<double>& v, std::vector<int64_t> shape) {
+    return c.constant(KnownValue::from_doubles(DType::kInt64, std::move(shape), v));
+  };
+  const Dim planes = xd[0] * xd[1];
+  const ValueId flat = c.reshape(comparable(c, x), {planes, Dim(product(in))});
+  const ValueId taps = c.op("gather", {flat, table(t.read, {t.windows, t.taps})}, {{"axis", int64_t{1}}});
+  ValueId at = c.op("argmax", {taps}, {{"axis", int64_t{2}}});  // [N*C, windows, 1]
+  std::vector<double> row_start;
+  for (int64_t p = 0; p < t.windows; ++p) row_start.push_back(static_cast<double>(p * t.taps));
+  at = c.op("add", {at, table(row_start, {t.windows, 1})});
+  const ValueId pos = c.op("gather", {table(t.report, {t.windows * t.taps}), at}, {{"axis", int64_t{0}}});
+  const ValueId plane_start = c.op("mul", {c.reshape(arange(c, planes), {planes, Dim(1), Dim(1)}),
+                                           c.scalar(DType::kInt64, static_cast<double>(product(in)))});
+  return c.reshape(c.op("add", {pos, plane_start}), y_dims);
+}
+
 void import_pool(NodeContext& c, bool is_max) {
-  if (is_max && c.wants_output(1)) c.unsupported("the Indices output is not supported");
   const bool count_pad = c.attr_int("count_include_pad", 0) != 0;
-  c.set_output(0, pool_nd(c, c.input(0), [&](ValueId x, const Window& w) { return pool_2d(c, x, w, is_max, count_pad); }));
+  const ValueId y =
+      pool_nd(c, c.input(0), [&](ValueId x, const Window& w) { return pool_2d(c, x, w, is_max, count_pad); });
+  c.set_output(0, y);
+  if (is_max && c.wants_output(1)) c.set_output(1, max_pool_indices(c, c.input(0), c.type_of(y).dims));
 }
 
 void import_global_pool(NodeContext& c, const char* op) {
