@@ -148,7 +148,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 4
+#define MAX_ABI_VERSION_MINOR 5
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -545,9 +545,16 @@ MAX_API max_status_t* max_graph_add_input(max_graph_t* graph, const char* name,
                                           int32_t rank, max_device_ref_kind_t device_kind,
                                           int32_t device_id, max_value_t** out_value);
 
-/* Adds a constant holding a copy of a host tensor's elements (strided tensors are packed). */
+/* Adds a constant holding a copy of a host tensor's elements (strided tensors are packed).
+ * The constant is placed on the host (cpu:0). */
 MAX_API max_status_t* max_graph_add_constant(max_graph_t* graph, const max_tensor_t* tensor,
                                              max_value_t** out_value);
+/* ABI 1.5. As max_graph_add_constant, placed on device_kind:device_id (a GPU graph's scalars
+ * and tables live on its GPU: a graph does not span devices). The tensor may be on any
+ * device; its elements are read now. INVALID_ARGUMENT for a bad device kind or id. */
+MAX_API max_status_t* max_graph_add_constant_on(max_graph_t* graph, const max_tensor_t* tensor,
+                                                max_device_ref_kind_t device_kind,
+                                                int32_t device_id, max_value_t** out_value);
 
 /* Declares the external weight `name`, bound when a model is initialized. Declaring it again
  * with the same type gives the same value; with another type INVALID_ARGUMENT. */
@@ -697,6 +704,12 @@ typedef struct max_compile_options_t {
   /* ABI 1.4. 1: an input on another device than the model's is copied to it on each call
    * (a host array fed to a GPU model); 0, the default: such an input is INVALID_ARGUMENT. */
   int32_t copy_inputs_to_device;
+  /* ABI 1.5. For max_context_compile_file: the device a model file wholly on the host (an
+   * ONNX model, which carries no placement) is moved onto before it compiles, so that it runs
+   * there; it must be one of the context's devices. NULL, the default, keeps the file's own
+   * placement. Borrowed for the call. Ignored by max_context_compile (a graph names its
+   * devices). */
+  const max_device_t* file_device;
 } max_compile_options_t;
 
 /* Fills the first struct_size bytes of *options with defaults (fusion and folding on, a
@@ -718,8 +731,10 @@ MAX_API max_status_t* max_context_compile(max_context_t* context, const max_grap
 /* As max_context_compile, for a model file: a path ending in ".onnx" is imported as an ONNX
  * model (opset 13 or newer; its initializers become the compiled model's own weights, which
  * max_model_create binds), anything else is read as a MAXG file (see max_graph_load for its
- * errors). UNIMPLEMENTED names the ONNX node and operator we cannot import; DATA_LOSS or
- * INVALID_ARGUMENT, with the offset, a malformed ONNX file. */
+ * errors). With options->file_device set, the model is moved onto that device first
+ * (FAILED_PRECONDITION when the file already places a value elsewhere). UNIMPLEMENTED names
+ * the ONNX node and operator we cannot import; DATA_LOSS or INVALID_ARGUMENT, with the
+ * offset, a malformed ONNX file. */
 MAX_API max_status_t* max_context_compile_file(max_context_t* context, const char* path,
                                                const max_compile_options_t* options,
                                                max_compiled_model_t** out_compiled);

@@ -9,6 +9,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #define IN 4
 #define OUT 3
@@ -400,13 +402,60 @@ static void capture_and_replay(void** state) {
   max_tensor_release(wide);
 }
 
+/* ABI 1.5: options.file_device moves a model file wholly on the host onto that device before
+ * it compiles; a file that already places a value elsewhere is refused, naming the device. */
+static void file_device_places_a_model_file(void** state) {
+  char host_path[64], gpu_path[64];
+  max_graph_t* g = build_graph();
+  max_graph_t* on_gpu = NULL;
+  const max_dim_t dims[1] = {{2, NULL}};
+  max_value_t *x, *y;
+  max_device_t* cpu = NULL;
+  max_compile_options_t o;
+  max_compiled_model_t* c = NULL;
+  max_tensor_spec_t* spec = NULL;
+  max_device_t* where = NULL;
+  int32_t is_host = 0;
+  (void)state;
+  snprintf(host_path, sizeof host_path, "/tmp/max_c_engine_test_%d.maxg", (int)getpid());
+  snprintf(gpu_path, sizeof gpu_path, "/tmp/max_c_engine_test_gpu_%d.maxg", (int)getpid());
+  EXPECT_OK(max_graph_save(g, host_path));
+  max_graph_release(g);
+  EXPECT_OK(max_graph_create("on_gpu", &on_gpu));
+  EXPECT_OK(max_graph_add_input(on_gpu, "x", MAX_DTYPE_FLOAT32, dims, 1, MAX_DEVICE_REF_GPU, 0, &x));
+  y = op(on_gpu, "add", x, x);
+  EXPECT_OK(max_graph_set_outputs(on_gpu, &y, NULL, 1));
+  EXPECT_OK(max_graph_save(on_gpu, gpu_path));
+  max_graph_release(on_gpu);
+
+  EXPECT_OK(max_device_create(MAX_DEVICE_KIND_CPU, 0, &cpu));
+  EXPECT_OK(max_compile_options_init(&o, sizeof o));
+  assert_null(o.file_device);
+  o.file_device = cpu;
+  EXPECT_OK(max_context_compile_file(g_context, host_path, &o, &c));
+  EXPECT_OK(max_compiled_model_input(c, 0, &spec));
+  EXPECT_OK(max_tensor_spec_device(spec, &where));
+  EXPECT_OK(max_device_is_host(where, &is_host));
+  assert_int_equal(is_host, 1);
+  max_device_release(where);
+  max_tensor_spec_release(spec);
+  max_compiled_model_release(c);
+  c = SENTINEL_PTR;
+  EXPECT_STATUS(max_context_compile_file(g_context, gpu_path, &o, &c), MAX_STATUS_FAILED_PRECONDITION,
+                "already placed on gpu:0");
+  assert_null(c);
+  max_device_release(cpu);
+  remove(host_path);
+  remove(gpu_path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(symbolic_batch),       cmocka_unit_test(signature),
       cmocka_unit_test(execute_by_name),      cmocka_unit_test(bad_inputs_leave_the_model_usable),
       cmocka_unit_test(symbols_must_agree),   cmocka_unit_test(weights_are_checked),
       cmocka_unit_test(reload_weights),       cmocka_unit_test(concurrent_executes),
-      cmocka_unit_test(capture_and_replay),
+      cmocka_unit_test(capture_and_replay),   cmocka_unit_test(file_device_places_a_model_file),
   };
   return cmocka_run_group_tests_name("engine", tests, setup, teardown);
 }

@@ -899,8 +899,34 @@ static void subgraphs_are_numbered(void** state) {
   max_graph_release(g);
 }
 
+/* ABI 1.5: a constant placed on a GPU carries that device in its type, so that a GPU graph's
+ * scalars need not span devices; no GPU is needed to build such a graph. */
+static void constants_are_placed_where_asked(void** state) {
+  max_graph_t* g = new_graph("placed");
+  const float half = 0.5f;
+  max_tensor_t* t = NULL;
+  max_value_t *on_host, *on_gpu;
+  max_device_ref_kind_t kind = -1;
+  int32_t id = -1;
+  const char* text = NULL;
+  (void)state;
+  EXPECT_OK(max_tensor_create_from_host(NULL, MAX_DTYPE_FLOAT32, NULL, 0, &half, sizeof half, &t));
+  EXPECT_OK(max_graph_add_constant(g, t, &on_host));
+  EXPECT_OK(max_graph_add_constant_on(g, t, MAX_DEVICE_REF_GPU, 1, &on_gpu));
+  max_tensor_release(t);
+  EXPECT_OK(max_value_device(on_host, &kind, &id));
+  assert_int_equal(kind, MAX_DEVICE_REF_CPU);
+  EXPECT_OK(max_value_device(on_gpu, &kind, &id));
+  assert_int_equal(kind, MAX_DEVICE_REF_GPU);
+  assert_int_equal(id, 1);
+  EXPECT_OK(max_value_type_string(on_gpu, &text));
+  assert_string_equal(text, "tensor<[], float32, gpu:1>");
+  max_graph_release(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(constants_are_placed_where_asked),
       cmocka_unit_test(mlp_builds_with_symbolic_batch),
       cmocka_unit_test(default_graph_name_is_main),
       cmocka_unit_test(algebraic_dims_are_canonical),

@@ -850,6 +850,29 @@ MISUSE(max_graph_add_constant) {
   expect_unchanged(g_graph, &before);
 }
 
+MISUSE(max_graph_add_constant_on) {
+  max_value_t* v = SENTINEL_PTR;
+  graph_snapshot before;
+  snapshot(g_graph, &before);
+  EXPECT_BAD(max_graph_add_constant_on(NULL, g_tensor, MAX_DEVICE_REF_GPU, 0, &v), "graph is NULL");
+  assert_null(v);
+  EXPECT_BAD(max_graph_add_constant_on(g_graph, g_tensor, MAX_DEVICE_REF_GPU, 0, NULL), "out_value is NULL");
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_constant_on(g_graph, NULL, MAX_DEVICE_REF_GPU, 0, &v), "tensor is NULL");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_constant_on(g_graph, AS(max_tensor_t, g_graph), MAX_DEVICE_REF_GPU, 0, &v),
+             "not a tensor handle");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_constant_on(g_graph, g_tensor, 7, 0, &v), "device kind 7");
+  assert_null(v);
+  v = SENTINEL_PTR;
+  EXPECT_BAD(max_graph_add_constant_on(g_graph, g_tensor, MAX_DEVICE_REF_GPU, -1, &v), "device id -1");
+  assert_null(v);
+  expect_unchanged(g_graph, &before);
+}
+
 MISUSE(max_graph_add_weight) {
   const max_dim_t dims[1] = {{3, NULL}};
   const max_dim_t other[1] = {{4, NULL}};
@@ -1336,6 +1359,14 @@ MISUSE(max_context_compile_file) {
   EXPECT_STATUS(max_context_compile_file(g_context, "/nonexistent_file_of_max_c_tests.maxg", NULL, &c),
                 MAX_STATUS_NOT_FOUND, fn, "/nonexistent_file_of_max_c_tests.maxg");
   assert_null(c);
+  {
+    max_compile_options_t o;
+    EXPECT_OK(max_compile_options_init(&o, sizeof o));
+    o.file_device = AS(max_device_t, g_tensor);
+    c = SENTINEL_PTR;
+    EXPECT_BAD(max_context_compile_file(g_context, "/x.maxg", &o, &c), "options->file_device", "not a device handle");
+    assert_null(c);
+  }
 }
 
 MISUSE(max_compiled_model_retain) {
@@ -1727,7 +1758,7 @@ static const struct CMUnitTest kMisuseTests[] = {
     T(max_tensor_from_dlpack_unversioned), T(max_tensor_dlpack_device),
     /* 1.1: graphs */
     T(max_graph_create), T(max_graph_retain), T(max_graph_release), T(max_graph_name),
-    T(max_graph_add_input), T(max_graph_add_constant), T(max_graph_add_weight),
+    T(max_graph_add_input), T(max_graph_add_constant), T(max_graph_add_constant_on), T(max_graph_add_weight),
     T(max_graph_add_op), T(max_graph_set_outputs), T(max_graph_add_subgraph),
     T(max_graph_num_inputs), T(max_graph_input), T(max_graph_num_outputs), T(max_graph_output),
     T(max_graph_num_ops), T(max_graph_verify),

@@ -47,9 +47,9 @@ EXPECT_EQ(MAX_ABI_VERSION, ((uint32_t)MAX_ABI_VERSION_MAJOR << 16) | (uint32_t)M
 EXPECT_EQ(MAX_ABI_VERSION_MINOR, 0);
 EXPECT_EQ(MAX_ABI_VERSION, 0x00010000u);
 #else
-/* Today's header: 1.4 (device graphs, copy_inputs_to_device). Bump this line, on purpose, with the next minor. */
-EXPECT_EQ(MAX_ABI_VERSION_MINOR, 4);
-EXPECT_EQ(MAX_ABI_VERSION, 0x00010004u);
+/* Today's header: 1.5 (file_device, max_graph_add_constant_on). Bump this line, on purpose, with the next minor. */
+EXPECT_EQ(MAX_ABI_VERSION_MINOR, 5);
+EXPECT_EQ(MAX_ABI_VERSION, 0x00010005u);
 #endif
 EXPECT_EQ(DLPACK_MAJOR_VERSION, 1);
 EXPECT_EQ(DLPACK_MINOR_VERSION, 1);
@@ -248,7 +248,8 @@ FIELD(max_compile_options_t, enable_constant_folding, 12, 4);
 FIELD(max_compile_options_t, fold_limit_bytes, 16, 8);
 FIELD(max_compile_options_t, plan_cache_capacity, 24, 8);
 FIELD(max_compile_options_t, copy_inputs_to_device, 32, 4); /* 1.4 */
-EXPECT_EQ(sizeof(max_compile_options_t), 40);
+FIELD(max_compile_options_t, file_device, 40, 8);           /* 1.5 */
+EXPECT_EQ(sizeof(max_compile_options_t), 48);
 #endif
 
 #endif /* other targets: the values above are checked, the layouts are not pinned */

@@ -1,3 +1,5 @@
+#include <optional>
+
 #include "capi/capi.h"
 #include "engine/model_file.h"
 
@@ -16,10 +18,20 @@ max_compile_options_t default_compile_options() {
   return o;
 }
 
-CompileSettings translate(const max_compile_options_t* options) {
-  auto o = read_options(options, default_compile_options(), "options");
+CompileSettings translate(const max_compile_options_t& o) {
   return {o.enable_fusion != 0, o.enable_constant_folding != 0, o.fold_limit_bytes, o.plan_cache_capacity,
           o.copy_inputs_to_device != 0};
+}
+
+max_compile_options_t read(const max_compile_options_t* options) {
+  return read_options(options, default_compile_options(), "options");
+}
+
+// Where options->file_device puts a model file: the graph layer's name for the device.
+std::optional<DeviceRef> file_placement(const max_compile_options_t& o) {
+  if (!o.file_device) return std::nullopt;
+  const Device& d = deref(o.file_device, "options->file_device");
+  return d.is_host() ? DeviceRef::cpu() : DeviceRef::gpu(d.id());
 }
 
 Ref<TensorSpec> spec_at(const std::vector<Ref<TensorSpec>>& specs, size_t index, const char* what) {
@@ -44,7 +56,7 @@ max_status_t* max_context_compile(max_context_t* context, const max_graph_t* gra
     auto& out = out_param(out_compiled, "out_compiled");
     auto ctx = share(context, "context");
     const Graph& g = deref(graph, "graph").graph;
-    out = to_handle<max_compiled_model_t>(CompiledModel::compile(std::move(ctx), g, translate(options)));
+    out = to_handle<max_compiled_model_t>(CompiledModel::compile(std::move(ctx), g, translate(read(options))));
   });
 }
 
@@ -53,8 +65,9 @@ max_status_t* max_context_compile_file(max_context_t* context, const char* path,
   return MAXC_GUARD({
     auto& out = out_param(out_compiled, "out_compiled");
     auto ctx = share(context, "context");
-    const CompileSettings settings = translate(options);
-    ModelFile file = read_model_file(string_arg(path, "path"));
+    const max_compile_options_t o = read(options);
+    ModelFile file = read_model_file(string_arg(path, "path"), file_placement(o));
+    const CompileSettings settings = translate(o);
     out = to_handle<max_compiled_model_t>(
         CompiledModel::compile(std::move(ctx), file.graph, settings, std::move(file.weights)));
   });

@@ -57,6 +57,17 @@ max_status_t* max_graph_add_constant(max_graph_t* graph, const max_tensor_t* ten
   });
 }
 
+max_status_t* max_graph_add_constant_on(max_graph_t* graph, const max_tensor_t* tensor,
+                                        max_device_ref_kind_t device_kind, int32_t device_id,
+                                        max_value_t** out_value) {
+  return MAXC_GUARD({
+    auto& out = out_param(out_value, "out_value");
+    auto& g = deref(graph, "graph");
+    const DeviceRef device = device_ref_arg(device_kind, device_id);
+    out = g.value_handle(g.graph.add_constant(constant_from_tensor(deref(tensor, "tensor"), device)));
+  });
+}
+
 max_status_t* max_graph_add_weight(max_graph_t* graph, const char* name, max_dtype_t dtype,
                                    const max_dim_t* dims, int32_t rank,
                                    max_device_ref_kind_t device_kind, int32_t device_id,

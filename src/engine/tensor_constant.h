@@ -7,7 +7,8 @@
 
 namespace maxc {
 
-// A constant holding a row-major copy of a host tensor's elements (strided views are packed).
-Constant constant_from_tensor(const Tensor& tensor);
+// A constant holding a row-major copy of a tensor's elements (strided views are packed),
+// placed on `placement`.
+Constant constant_from_tensor(const Tensor& tensor, DeviceRef placement = DeviceRef::cpu());
 
 }  // namespace maxc

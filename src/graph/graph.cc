@@ -63,6 +63,28 @@ ValueId Graph::add_weight(std::string name, TensorType type) {
                 Attrs{{"name", std::move(name)}, {"dtype", type.dtype}, {"shape", type.dims}, {"device", type.device}})[0];
 }
 
+void Graph::place_on(DeviceRef device) {
+  check_on_host();
+  move_to(device);
+}
+
+void Graph::check_on_host() const {
+  for (size_t v = 0; v < values_.size(); ++v)
+    if (values_[v].type.device != DeviceRef::cpu())
+      fail(Code::kFailedPrecondition, "graph '", name_, "': value ", v, " is already placed on ",
+           values_[v].type.device.to_string(), "; only a graph wholly on the host can be moved");
+  for (const Graph& sub : subgraphs_) sub.check_on_host();
+}
+
+void Graph::move_to(DeviceRef device) {
+  for (Graph& sub : subgraphs_) sub.move_to(device);
+  for (Value& v : values_) v.type.device = device;
+  for (Constant& c : constants_) c.type.device = device;
+  for (Op& op : ops_)
+    for (const auto& [name, value] : Attrs(op.attrs))
+      if (std::holds_alternative<DeviceRef>(value)) op.attrs.set(name, device);
+}
+
 void Graph::set_outputs(std::vector<NamedValue> outputs) {
   std::set<std::string, std::less<>> names;
   for (size_t i = 0; i < outputs.size(); ++i) {

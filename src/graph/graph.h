@@ -73,6 +73,12 @@ class Graph {
   // Stores `constant` in the constant table and adds the `constant` op that yields it.
   ValueId add_constant(Constant constant);
 
+  // Moves a graph whose every value is on the host onto `device`: the values' types, the
+  // constants', and the ops' device attributes. For model files that carry no placement of
+  // their own (ONNX). FAILED_PRECONDITION naming the first value already placed elsewhere;
+  // the graph is then unchanged.
+  void place_on(DeviceRef device);
+
   // Declares the external weight `name` (a `constant_external` op). Declaring it again with
   // the same type returns the same value; with another type it is INVALID_ARGUMENT.
   // add_op("constant_external", ...) behaves the same.
@@ -116,6 +122,8 @@ class Graph {
   Prepared prepare_op(const OpSchema& schema, std::span<const ValueId> inputs, const Attrs& attrs) const;
   void check_against_graph(const OpSchema& schema, const Attrs& attrs) const;
   std::vector<ValueId> append(const OpSchema& schema, std::span<const ValueId> inputs, Prepared prepared);
+  void check_on_host() const;
+  void move_to(DeviceRef device);
   void verify_op(size_t k, std::vector<bool>& defined, std::map<std::string, ValueId, std::less<>>& weights) const;
 
   std::string name_;

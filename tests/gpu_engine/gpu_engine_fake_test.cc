@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <unistd.h>
 #include <vector>
 
 #include "driver/cuda/cuda_driver.h"
@@ -18,11 +20,13 @@
 #include "driver/test_util.h"
 #include "engine/compiled_model.h"
 #include "engine/model.h"
+#include "engine/model_file.h"
 #include "gpu/fake_cuda.h"
 #include "gpu/gpu_test_util.h"
 #include "gpu_engine/engine_on_fake.h"
 #include "kernels/cuda/common/indexing.cuh"
 #include "kernels/cuda/fused_elementwise.h"
+#include "onnx/proto_writer.h"
 
 namespace maxc::testing {
 namespace {
@@ -74,6 +78,37 @@ TEST_F(GpuEngineOnFake, ElementwiseGraphRunsOneGeneratedKernelOnDeviceMemory) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0]->device().get(), gpu_.get());
   EXPECT_TRUE(in_device_memory(out[0]->data()));
+  EXPECT_EQ(values_of(*out[0]), (std::vector<float>{11, 22, 33, 44, 55, 66}));
+}
+
+// An ONNX file carries no placement: read with a device, it is moved there whole (its
+// initializers become device weights when bound) and runs on the GPU like a graph built there.
+TEST_F(GpuEngineOnFake, OnnxFileReadForTheGpuRunsThere) {
+  namespace pw = onnx::testing;
+  pw::GraphSpec spec;
+  spec.nodes = {pw::node("Add", {"x", "b"}, {"y"})};
+  spec.initializers = {pw::tensor_f32("b", {2, 3}, {10, 20, 30, 40, 50, 60})};
+  spec.inputs = {pw::value_info("x", pw::kFloat, {int64_t{2}, int64_t{3}})};
+  spec.outputs = {pw::value_info("y", pw::kFloat, {int64_t{2}, int64_t{3}})};
+  const std::string path = "/tmp/max_c_gpu_onnx_" + std::to_string(getpid()) + ".onnx";
+  std::ofstream(path, std::ios::binary) << pw::model(spec);
+  ModelFile file = read_model_file(path, DeviceRef::gpu(0));
+  std::remove(path.c_str());
+  EXPECT_EQ(file.graph.type(file.graph.inputs()[0].value).device, DeviceRef::gpu(0));
+
+  int launches = 0;
+  fake().on_launch = [&](const std::string&, void** args) {
+    const auto *a = arg<const float*>(args, 1), *b = arg<const float*>(args, 2);
+    auto* out = arg<float*>(args, 3);
+    for (const void* p : {static_cast<const void*>(a), static_cast<const void*>(b), static_cast<const void*>(out)})
+      ASSERT_TRUE(in_device_memory(p)) << "a kernel got a pointer outside device memory";
+    for (int i = 0; i < 6; ++i) out[i] = a[i] + b[i];
+    ++launches;
+  };
+  Ref<Model> model = Model::create(CompiledModel::compile(context_, file.graph, CompileSettings{}, file.weights), NamedTensors{});
+  std::vector<Ref<Tensor>> out = model->execute(std::vector<Ref<Tensor>>{host_tensor({2, 3}, {1, 2, 3, 4, 5, 6})->copy(gpu_)});
+  EXPECT_EQ(launches, 1);
+  EXPECT_EQ(out[0]->device().get(), gpu_.get());
   EXPECT_EQ(values_of(*out[0]), (std::vector<float>{11, 22, 33, 44, 55, 66}));
 }
 

@@ -156,5 +156,25 @@ TEST(Graph, SubgraphsAndGraphReferences) {
   EXPECT_NE(g.to_string().find("subgraph 0: graph body("), std::string::npos);
 }
 
+// A model file carries no placement: place_on moves every value, constant and device
+// attribute of a host graph onto the device, and refuses a graph placed elsewhere already.
+TEST(Graph, PlaceOnMovesAHostGraphWhole) {
+  Graph g("m");
+  ValueId x = g.add_input("x", tensor(D::kFloat32, {"batch", 4}));
+  ValueId w = g.add_weight("w", tensor(D::kFloat32, {4}));
+  ValueId c = g.add_constant(Constant::copy_of(tensor(D::kFloat32, {}), std::vector<uint8_t>(4, 0)));
+  g.set_outputs({{"y", g.add_op("mul", {g.add_op("add", {x, w})[0], c})[0]}});
+  g.place_on(DeviceRef::gpu(0));
+  for (ValueId v = 0; v < g.num_values(); ++v) EXPECT_EQ(g.type(v).device, DeviceRef::gpu(0)) << "value " << v;
+  EXPECT_EQ(g.constants()[0].type.device, DeviceRef::gpu(0));
+  EXPECT_NO_THROW(g.verify());
+  EXPECT_NE(g.to_string().find("gpu:0"), std::string::npos);
+  EXPECT_EQ(g.to_string().find("cpu:0"), std::string::npos) << g.to_string();
+
+  const std::string before = snapshot(g);
+  expect_error([&] { g.place_on(DeviceRef::gpu(1)); }, Code::kFailedPrecondition, {"already placed on gpu:0"});
+  EXPECT_EQ(snapshot(g), before);
+}
+
 }  // namespace
 }  // namespace maxc

@@ -103,7 +103,8 @@ class max_compile_options_t(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("enable_fusion", c_int32),
                 ("enable_constant_folding", c_int32), ("fold_limit_bytes", c_uint64),
                 ("plan_cache_capacity", c_int64),
-                ("copy_inputs_to_device", c_int32)]  # ABI 1.4 (an older library reads a zero tail)
+                ("copy_inputs_to_device", c_int32),  # ABI 1.4 (an older library reads a zero tail)
+                ("file_device", c_void_p)]  # ABI 1.5
 
 
 RELEASE_FN = ctypes.CFUNCTYPE(None, c_void_p)
@@ -309,6 +310,12 @@ _DECLS_GRAPHS = {
 }
 
 
+# ABI 1.5: constants placed on a device (a GPU graph's scalars).
+_DECLS_PLACEMENT = {
+    "max_graph_add_constant_on": (S, [P, P, c_int32, c_int32, PP]),
+}
+
+
 def _declare(decls):
     missing = []
     for name, (res, args) in decls.items():
@@ -326,6 +333,7 @@ _missing = _declare(_DECLS)
 missing_engine = _declare(_DECLS_ENGINE)
 missing_weights = _declare(_DECLS_WEIGHTS)
 missing_graphs = _declare(_DECLS_GRAPHS)
+missing_placement = _declare(_DECLS_PLACEMENT)
 
 
 def _check_abi():

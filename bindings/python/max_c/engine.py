@@ -482,7 +482,7 @@ class InferenceSession(_Handle):
     def load(self, model, *, custom_extensions=None, custom_ops_path=None,
              weights_registry: Optional[Mapping] = None, fuse: bool = True,
              fold_constants: bool = True, plan_cache_capacity: int = 16,
-             copy_inputs_to_device: bool = False) -> Model:
+             copy_inputs_to_device: bool = False, device: Optional[Device] = None) -> Model:
         """Compiles `model` (a max_c.graph.Graph, the path of a MAXG file saved with
         Graph.save, or of an .onnx model, whose initializers come with it) and binds the
         weights in weights_registry: a max_c.weights.Weights, or {name: numpy array, Tensor or
@@ -493,12 +493,21 @@ class InferenceSession(_Handle):
         fuse, fold_constants and plan_cache_capacity are max_c's compile options (fusion and
         folding never change results; the plan cache keeps that many concrete shapes). With
         copy_inputs_to_device, inputs on another device than the model's (numpy arrays fed to a
-        GPU model) are copied to it on each call instead of raising ValueError."""
+        GPU model) are copied to it on each call instead of raising ValueError.
+
+        device places a model file wholly on the host, as an ONNX model is (it carries no
+        placement), on that device of this session, e.g. load("m.onnx", device=Accelerator()).
+        A graph names its own devices: device is for paths only."""
         if custom_extensions or custom_ops_path:
             raise _errors.MaxRuntimeError("custom extensions are not supported by max_c",
                                           _errors.UNIMPLEMENTED)
-        compiled = self._compile(model, _compile_options(fuse, fold_constants, plan_cache_capacity,
-                                                         copy_inputs_to_device))
+        if device is not None and isinstance(model, Graph):
+            raise _errors.MaxValueError("device= places a model file; a graph names its own devices "
+                                        "(build it on DeviceRef.GPU())", _errors.INVALID_ARGUMENT)
+        opts = _compile_options(fuse, fold_constants, plan_cache_capacity, copy_inputs_to_device)
+        if device is not None:
+            opts.file_device = device._h
+        compiled = self._compile(model, opts)
         try:
             return Model._create(compiled, weights_registry)
         finally:

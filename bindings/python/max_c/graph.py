@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _errors
 from ._errors import check
-from ._lib import lib, max_dim_t
+from ._lib import lib, library_path, max_dim_t, missing_placement
 from .driver import Device, Tensor, _Handle
 from .dtype import DType, as_dtype
 from .quantization import QuantizationEncoding, encoding_name
@@ -373,8 +373,8 @@ class Graph(_Handle, metaclass=_GraphMeta):
         check(lib.max_graph_add_subgraph(self._h, subgraph._h, byref(idx)))
         return idx.value
 
-    def constant(self, value, dtype=None) -> "TensorValue":
-        return _constant(self, value, dtype)
+    def constant(self, value, dtype=None, device=None) -> "TensorValue":
+        return _constant(self, value, dtype, device)
 
     def verify(self) -> None:
         check(lib.max_graph_verify(self._h))
@@ -589,12 +589,25 @@ class TensorValue:
 # ---- op plumbing -----------------------------------------------------------------------------
 
 
-def _constant(graph: Graph, value, dtype=None) -> TensorValue:
-    """A constant holding a copy of `value` (array-like); dtype converts it first."""
+def _add_constant(graph: Graph, tensor: Tensor, device) -> TensorValue:
+    """The graph's constant holding a copy of `tensor`, placed on `device` (None: the host)."""
+    out = c_void_p()
+    place = DeviceRef.from_device(device) if device is not None else None
+    if place is None or place.is_cpu() and place.id == 0:
+        check(lib.max_graph_add_constant(graph._h, tensor._h, byref(out)))
+    elif "max_graph_add_constant_on" in missing_placement:
+        raise _errors.MaxRuntimeError(f"{library_path} predates ABI 1.5: it places constants on the "
+                                      f"host only, not on {place}", _errors.UNIMPLEMENTED)
+    else:
+        check(lib.max_graph_add_constant_on(graph._h, tensor._h, place._kind, place.id, byref(out)))
+    return TensorValue(graph, out.value)
+
+
+def _constant(graph: Graph, value, dtype=None, device=None) -> TensorValue:
+    """A constant holding a copy of `value` (array-like) on `device` (None: the host); dtype
+    converts it first."""
     if isinstance(value, Tensor):
-        out = c_void_p()
-        check(lib.max_graph_add_constant(graph._h, value._h, byref(out)))
-        v = TensorValue(graph, out.value)
+        v = _add_constant(graph, value, device)
         return v if dtype is None or as_dtype(dtype) == v.dtype else ops.cast(v, dtype)
     target = as_dtype(dtype) if dtype is not None else None
     if target is not None and target not in (DType.bfloat16,) and _has_numpy(target):
@@ -607,11 +620,9 @@ def _constant(graph: Graph, value, dtype=None) -> TensorValue:
             arr = arr.astype(np.float32) if arr.dtype.kind in "fiub" else arr
     t = Tensor.from_numpy(arr)
     try:
-        out = c_void_p()
-        check(lib.max_graph_add_constant(graph._h, t._h, byref(out)))
+        v = _add_constant(graph, t, device)
     finally:
         t.close()
-    v = TensorValue(graph, out.value)
     if target is not None and v.dtype != target:
         v = ops.cast(v, target)
     return v
@@ -639,7 +650,9 @@ def _is_tensorish(v) -> bool:
     return isinstance(v, (TensorValue, Weight, Tensor, np.ndarray))
 
 
-def _as_value(graph: Graph, v, like: Optional[DType]) -> TensorValue:
+def _as_value(graph: Graph, v, like: Optional[DType], device=None) -> TensorValue:
+    """`v` as a value of `graph`; a scalar or array becomes a constant on `device` (the other
+    operands' device: a graph does not span devices)."""
     if isinstance(v, TensorValue):
         if v._graph is not graph:
             raise _errors.MaxValueError("the value belongs to another graph",
@@ -648,13 +661,13 @@ def _as_value(graph: Graph, v, like: Optional[DType]) -> TensorValue:
     if isinstance(v, Weight):
         return graph.add_weight(v)
     if isinstance(v, Tensor):
-        return _constant(graph, v)
+        return _constant(graph, v, device=device)
     if isinstance(v, (bool, int, float, np.generic)) and not isinstance(v, np.ndarray):
-        return _constant(graph, v, _scalar_dtype(v, like))
+        return _constant(graph, v, _scalar_dtype(v, like), device)
     if isinstance(v, (np.ndarray, list, tuple)):
         if isinstance(v, np.ndarray):
-            return _constant(graph, v)
-        return _constant(graph, v, like)
+            return _constant(graph, v, device=device)
+        return _constant(graph, v, like, device)
     raise TypeError(f"cannot use {type(v).__name__} as a graph value")
 
 
@@ -775,12 +788,14 @@ def add_op(name: str, inputs: Sequence, attrs: Optional[dict] = None, version: i
     attrs = {k: v for k, v in (attrs or {}).items() if v is not None}
     graph = graph or _find_graph(inputs)
     like = None
+    place = None
     for v in inputs:
         if isinstance(v, (TensorValue, Weight)):
             dt = v.dtype
             if like is None or (like == DType.bool and dt != DType.bool):
                 like = dt
-    vals = [_as_value(graph, v, like) for v in inputs]
+            place = place or v.device
+    vals = [_as_value(graph, v, like, place) for v in inputs]
     kinds = {n: k for n, k, _ in spec.attrs}
     ah = c_void_p()
     check(lib.max_attrs_create(byref(ah)))
@@ -950,7 +965,7 @@ for _name, _spec in REGISTRY.items():
 
 def _ops_constant(value, dtype=None, device=None):
     """A constant from an array-like or scalar (MAX's ops.constant(value, dtype, device))."""
-    return _constant(Graph.current, value, dtype)
+    return _constant(Graph.current, value, dtype, device)
 
 
 def _ops_top_k(input, k, axis=-1):

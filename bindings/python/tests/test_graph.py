@@ -145,3 +145,19 @@ def test_forward():
     g = Graph("f", forward=lambda x: ops.tanh(x) * 2.0,
               input_types=[TensorType(DType.float32, [3])])
     assert g.outputs[0].shape == [3]
+
+
+def test_scalars_and_constants_follow_the_graphs_device():
+    """A GPU graph's scalars live on its GPU (a graph does not span devices), and
+    ops.constant(value, dtype, device) places the constant where asked."""
+    from max_c.graph import DeviceRef, Graph, TensorType, ops
+    from max_c.dtype import DType
+    with Graph("placed", input_types=[TensorType(DType.float32, [2], DeviceRef.GPU(0))]) as g:
+        x = g.inputs[0]
+        y = x * 0.5 + np.float32(1)
+        c = ops.constant(3.0, DType.float32, DeviceRef.GPU(0))
+        h = ops.constant(3.0, DType.float32)
+        g.output(y + c)
+    assert y.device == DeviceRef.GPU(0)
+    assert c.device == DeviceRef.GPU(0)
+    assert h.device == DeviceRef.CPU()

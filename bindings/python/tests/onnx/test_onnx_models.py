@@ -71,3 +71,29 @@ def test_bad_files_and_operators(tmp_path, weights):
     with pytest.raises(max_c.MaxError, match="Unique") as err:
         InferenceSession().load(path)
     assert err.value.code_name == "UNIMPLEMENTED"
+
+
+def test_device_places_the_file(tmp_path, weights):
+    """load(path, device=...) runs an ONNX model (which carries no placement) there; the host
+    is one such device, and a graph is refused the option (it names its own devices)."""
+    from max_c.driver import CPU, accelerator_count, Accelerator
+    from max_c.graph import Graph, TensorType
+    path = mlp_model(tmp_path / "mlp.onnx", *weights)
+    session = InferenceSession(num_threads=1)
+    model = session.load(path, device=CPU())
+    assert model.input_metadata[0].device.is_host
+    x = np.ones((3, 16), np.float32)
+    np.testing.assert_allclose(model.execute(x)[0].to_numpy(), reference(x, *weights), rtol=1e-4, atol=1e-4)
+    with Graph("g", input_types=[TensorType(max_c.dtype.DType.float32, [2])]) as g:
+        g.output(g.inputs[0])
+    with pytest.raises(ValueError, match="device= places a model file"):
+        session.load(g, device=CPU())
+    if accelerator_count() == 0:
+        return
+    gpu = Accelerator()
+    with pytest.raises(ValueError, match="not among the context's devices"):
+        session.load(path, device=gpu)  # a CPU session has no GPU to run it on
+    on_gpu = InferenceSession(devices=[CPU(), gpu], num_threads=1).load(path, device=gpu)
+    assert not on_gpu.input_metadata[0].device.is_host
+    out = on_gpu.execute(max_c.driver.Tensor.from_numpy(x).to(gpu))[0].to(CPU()).to_numpy()
+    np.testing.assert_allclose(out, reference(x, *weights), rtol=1e-4, atol=1e-4)
