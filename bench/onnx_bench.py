@@ -14,7 +14,15 @@ chart as the run goes.
 
     PYTHONPATH=bindings/python MAX_C_LIBRARY=build-bench/libmax_c.so \\
         python bench/onnx_bench.py [--cases minilm-s128,bert-s128] [--batches 1,8] \\
-            [--threads 1,2] [--peers max_c,onnxruntime,torch] [--budget 10] [--out DIR]
+            [--threads 1,2] [--peers max_c,onnxruntime,torch] [--budget 10] [--out DIR] \\
+            [--device cpu|gpu]
+
+--device gpu (float32) runs max_c and PyTorch on gpu:0 instead (bench/onnx_peer.py says how
+each is placed and synchronized) and reports max_c's latency over PyTorch's. ONNX Runtime is
+timed there only where onnxruntime-gpu's CUDAExecutionProvider is available; otherwise its
+CPU run, untimed, gives the reference outputs the others are compared with. The CPU's
+targets do not apply on the GPU. Without an accelerator, --device gpu exits with status 2
+and a message that starts "no accelerator:".
 
 Not a test: it fails only when it cannot run at all (nonzero exit when some max_c case
 failed or disagreed with ONNX Runtime).
@@ -22,6 +30,7 @@ failed or disagreed with ONNX Runtime).
 import argparse
 import importlib.util
 import math
+import os
 import sys
 import tempfile
 import time
@@ -46,7 +55,10 @@ def parse_args():
     parser.add_argument("--cases", default=",".join(onnx_models.CASES),
                         help="comma-separated, of: " + ", ".join(onnx_models.CASES))
     parser.add_argument("--batches", default="1,8")
-    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--threads", default=None,
+                        help="default 1,2 on the CPU; 2 on the GPU (the host's share there)")
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
+                        help="where max_c and torch run (float32); gpu needs an accelerator")
     parser.add_argument("--peers", default="max_c,onnxruntime,torch",
                         help="torch is skipped, with a note, when it is not installed")
     parser.add_argument("--budget", type=float, default=10.0,
@@ -62,9 +74,51 @@ def parse_args():
     args = parser.parse_args()
     args.cases = _names(args.cases, onnx_models.CASES, "case")
     args.batches = [int(b) for b in args.batches.split(",")]
+    if args.threads is None:
+        args.threads = "2" if args.device == "gpu" else "1,2"
     args.threads = [int(t) for t in args.threads.split(",")]
+    if args.device == "gpu":
+        require_accelerator()
     args.peers = _available_peers(_names(args.peers, ["max_c", "onnxruntime", "torch"], "peer"))
+    args.reference_only = False
+    if args.device == "gpu" and not _onnxruntime_has_cuda():
+        args.peers = [p for p in args.peers if p != REFERENCE]
+        args.reference_only = True
     return args
+
+
+def require_accelerator():
+    """Exits with status 2 and a message starting "no accelerator:" unless max_c sees one."""
+    try:
+        from max_c.driver import accelerator_count
+        count = accelerator_count()
+    except Exception as e:  # noqa: BLE001 - a library that cannot load finds no GPU either
+        _no_accelerator(f"max_c could not be loaded to look for one ({type(e).__name__}: {e})")
+    if count == 0:
+        _no_accelerator("max_c sees none (accelerator_count() is 0: no GPU, or no CUDA driver "
+                        "libcuda.so.1 to reach it; MAX_C_CUDA_LIBRARY names another path); "
+                        "--device gpu runs on a machine with a GPU")
+
+
+def _no_accelerator(why):
+    print(f"onnx_bench: no accelerator: {why}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _onnxruntime_has_cuda():
+    """Whether ONNX Runtime can be timed on the GPU (onnxruntime-gpu's CUDA provider); says
+    why not when it cannot."""
+    try:
+        import onnxruntime as ort
+    except ImportError as e:
+        sys.exit(f"onnx_bench: onnxruntime gives the reference outputs and cannot be imported: {e}")
+    providers = ort.get_available_providers()
+    if "CUDAExecutionProvider" in providers:
+        return True
+    print(f"onnx_bench: onnxruntime {ort.__version__} has no CUDAExecutionProvider (providers: "
+          f"{', '.join(providers)}; onnxruntime-gpu has it): ONNX Runtime is not timed on the "
+          "GPU; its CPU run, untimed, gives the reference outputs")
+    return False
 
 
 def _names(text, known, what):
@@ -91,8 +145,11 @@ def start_peers(args, peers, model_path, inputs_path, work, threads):
     """{peer: Worker} of the peers that loaded, {peer: result} with the load figures or the
     error of each. Loaded one at a time, so no load competes with another."""
     workers, results = {}, {}
+    if args.reference_only:
+        results[REFERENCE] = reference_outputs(model_path, inputs_path, work)
     for peer in peers:
-        w = Worker(peer, model_path, inputs_path, work / f"{peer}.npz", threads, args.warmup)
+        w = Worker(peer, model_path, inputs_path, work / f"{peer}.npz", threads, args.warmup,
+                   device=args.device)
         try:
             ready = w.read(LOAD_TIMEOUT_S)
         except PeerError as e:
@@ -101,8 +158,27 @@ def start_peers(args, peers, model_path, inputs_path, work, threads):
             continue
         workers[peer] = w
         results[peer] = {"ok": True, "version": ready["version"], "load_ms": ready["load_ms"],
-                         "first_run_ms": ready["first_run_ms"], "output_names": ready["outputs"]}
+                         "first_run_ms": ready["first_run_ms"], "output_names": ready["outputs"],
+                         "device": ready.get("device", "cpu"), "note": ready.get("note", "")}
     return workers, results
+
+
+def reference_outputs(model_path, inputs_path, work):
+    """ONNX Runtime's outputs from one untimed CPU run on every core, where it cannot be timed
+    on the GPU: the reference the GPU peers' outputs are compared with."""
+    w = Worker(REFERENCE, model_path, inputs_path, work / f"{REFERENCE}.npz",
+               os.cpu_count() or 1, 0, device="cpu")
+    try:
+        ready = w.read(LOAD_TIMEOUT_S)
+        done = w.ask("quit", 60)
+    except PeerError as e:
+        return {"ok": False, "error": str(e)}
+    finally:
+        w.close()
+    return {"ok": True, "reference_only": True, "device": "cpu", "version": ready["version"],
+            "load_ms": ready["load_ms"], "first_run_ms": ready["first_run_ms"],
+            "output_names": ready["outputs"], "peak_mb": done["peak_mb"],
+            "note": "CPU, untimed: the reference outputs only"}
 
 
 def time_rounds(args, workers, results):
@@ -169,7 +245,7 @@ def run_case(args, case, batch, threads, model_path, meta):
         workers, results = start_peers(args, peers, model_path, inputs_path, work, threads)
         time_rounds(args, workers, results)
         compare_outputs(results, work)
-    return onnx_report.case_result(case, batch, threads, meta, results)
+    return onnx_report.case_result(case, batch, threads, meta, results, args.device)
 
 
 # ---- the run ---------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The ONNX bench's PNG chart: per case, each peer's median latency with its p10-p90 range
 (log scale: cases span three orders of magnitude), and max_c's latency over ONNX Runtime's
-with the target where there is one. Failed cases show as a gap marked 'failed'."""
+with the target where there is one (on the GPU: over PyTorch's). Failed cases show as a gap
+marked 'failed'; a peer that only gave reference outputs (untimed) has no bar."""
 import matplotlib
 
 matplotlib.use("Agg")  # no display needed
@@ -19,9 +20,9 @@ def _latencies(ax, cases, peers):
     width = 0.8 / len(peers)
     for i, peer in enumerate(peers):
         res = [c["peers"].get(peer, {}) for c in cases]
-        med = np.array([r["median_ms"] if r.get("ok") else np.nan for r in res])
-        lo = np.array([r["median_ms"] - r["p10_ms"] if r.get("ok") else 0 for r in res])
-        hi = np.array([r["p90_ms"] - r["median_ms"] if r.get("ok") else 0 for r in res])
+        med = np.array([r["median_ms"] if "median_ms" in r else np.nan for r in res])
+        lo = np.array([r["median_ms"] - r["p10_ms"] if "median_ms" in r else 0 for r in res])
+        hi = np.array([r["p90_ms"] - r["median_ms"] if "median_ms" in r else 0 for r in res])
         pos = x + (i - (len(peers) - 1) / 2) * width
         ax.bar(pos, med, width, yerr=[lo, hi], capsize=2, label=peer, color=COLORS.get(peer))
         for p, r in zip(pos, res):
@@ -34,9 +35,9 @@ def _latencies(ax, cases, peers):
     ax.grid(axis="y", which="both", alpha=0.3)
 
 
-def _ratios(ax, cases):
+def _ratios(ax, cases, peer="onnxruntime", name="ONNX Runtime"):
     x = np.arange(len(cases))
-    ratio = np.array([c["ratio"].get("onnxruntime", np.nan) for c in cases])
+    ratio = np.array([c["ratio"].get(peer, np.nan) for c in cases])
     colors = ["#2ca02c" if r <= 1 else "#d62728" for r in np.nan_to_num(ratio, nan=2)]
     ax.bar(x, ratio, 0.6, color=colors)
     ax.axhline(1.0, color="black", linewidth=0.8)
@@ -46,20 +47,27 @@ def _ratios(ax, cases):
             ax.plot([i - 0.4, i + 0.4], [t["at_most"]] * 2, color="black", linestyle="--")
         if not np.isnan(ratio[i]):
             ax.annotate(f"{ratio[i]:.2f}", (i, ratio[i]), ha="center", va="bottom", fontsize=7)
-    ax.set_ylabel("max_c / ONNX Runtime\n(dashes: target)")
+    ax.set_ylabel(f"max_c / {name}\n(dashes: target)")
     ax.set_xticks(x, [_label(c) for c in cases], fontsize=7)
 
 
 def draw(data, path):
     cases = data["cases"]
-    peers = list(dict.fromkeys(p for c in cases for p in c["peers"]))
+    peers = list(dict.fromkeys(p for c in cases for p, r in c["peers"].items()
+                               if not r.get("reference_only")))
+    gpu = data["machine"].get("gpu")
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(8, 0.9 * len(cases) + 2), 8),
                                       sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     _latencies(top, cases, peers)
-    _ratios(bottom, cases)
     m = data["machine"]
-    top.set_title(f"max_c vs ONNX Runtime on ONNX models ({m['cpu']}, {m['cores']} cores, "
-                  f"load {data['load_average_start'][0]:.1f})", fontsize=9)
+    if gpu:
+        _ratios(bottom, cases, "torch", "PyTorch")
+        top.set_title(f"max_c vs PyTorch on ONNX models, {gpu}, float32 (host {m['cpu']}, "
+                      f"load {data['load_average_start'][0]:.1f})", fontsize=9)
+    else:
+        _ratios(bottom, cases)
+        top.set_title(f"max_c vs ONNX Runtime on ONNX models ({m['cpu']}, {m['cores']} cores, "
+                      f"load {data['load_average_start'][0]:.1f})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -2,7 +2,7 @@
 process that bench/onnx_bench.py drives. Each peer runs in a process of its own: an idle
 runtime's spinning threads would otherwise take cores from the one being timed.
 
-    python bench/onnx_peer.py PEER MODEL.onnx INPUTS.npz OUTPUTS.npz --threads T
+    python bench/onnx_peer.py PEER MODEL.onnx INPUTS.npz OUTPUTS.npz --threads T [--device gpu]
 
 It loads and compiles the model (timed), runs it once (timed: the first run builds what is
 built per shape) and --warmup more times, saves the outputs to OUTPUTS.npz for the driver to
@@ -12,6 +12,19 @@ compare, answers one JSON line, then obeys commands on stdin, one JSON line each
 Peak memory is the resident set's high-water mark above the resident set before loading.
 Errors answer {"error": "..."}. The answers go to the original stdout; everything else that
 writes to stdout (a native library's messages) is sent to stderr.
+
+With --device gpu (float32 only), the model's weights and the inputs are put on gpu:0 once,
+when loading; a timed run is the model's run up to a device synchronize, its outputs left on
+the device (they are read back once, untimed, for the driver's comparison):
+  max_c        an InferenceSession over the CPU and the accelerator, the .onnx file loaded
+               with device=the accelerator (the importer's model moved there whole), inputs
+               Tensor.from_numpy(...).to(gpu); Model.execute returns when the outputs hold
+               their values, and the run ends with the accelerator's synchronize() all the same.
+  torch        bench/onnx_torch.py on torch.device("cuda"), TF32 off (float32 throughout, as
+               max_c's matmuls), torch.cuda.synchronize() after each run.
+  onnxruntime  the CUDAExecutionProvider, inputs and outputs bound on the device (IOBinding);
+               the driver uses it only where onnxruntime-gpu provides it.
+Peak memory is the host's resident set in either case (device memory is not counted).
 """
 import argparse
 import json
@@ -47,36 +60,110 @@ def reset_peak() -> None:
 # ---- the peers -------------------------------------------------------------------------------
 
 
-def load_max_c(path, threads):
+class Loaded:
+    """A loaded peer: run() is what is timed (on a GPU it ends with a device synchronize);
+    to_numpy(run's result) gives the outputs as numpy arrays, untimed."""
+
+    def __init__(self, run, outputs, version, to_numpy=None, note=""):
+        self.run = run
+        self.outputs = outputs
+        self.version = version
+        self.to_numpy = to_numpy or (lambda result: result)
+        self.note = note
+
+
+def load_max_c(path, threads, device, feeds):
     import max_c
     from max_c.engine import InferenceSession
+    if device == "gpu":
+        return _load_max_c_gpu(path, threads, feeds)
     model = InferenceSession(num_threads=threads).load(str(path))
     names = [s.name for s in model.input_metadata]
     outputs = [s.name for s in model.output_metadata]
 
-    def run(feeds):
+    def run():
         return [t.to_numpy() for t in model.execute(*[feeds[n] for n in names])]
-    return run, outputs, max_c.__version__
+    return Loaded(run, outputs, max_c.__version__)
 
 
-def load_onnxruntime(path, threads):
+def _load_max_c_gpu(path, threads, feeds):
+    import max_c
+    from max_c.driver import CPU, Accelerator, Tensor
+    from max_c.engine import InferenceSession
+    session = InferenceSession(devices=[CPU(), Accelerator()], num_threads=threads)
+    accelerator = session.devices[1]
+    model = session.load(str(path), device=accelerator)
+    names = [s.name for s in model.input_metadata]
+    outputs = [s.name for s in model.output_metadata]
+    device_inputs = [Tensor.from_numpy(np.ascontiguousarray(feeds[n])).to(accelerator)
+                     for n in names]
+    accelerator.synchronize()
+
+    def run():
+        result = model.execute(*device_inputs)
+        accelerator.synchronize()
+        return result
+
+    def to_numpy(result):
+        return [t.to(CPU()).to_numpy() for t in result]
+    return Loaded(run, outputs, max_c.__version__, to_numpy)
+
+
+def load_onnxruntime(path, threads, device, feeds):
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    providers = ["CPUExecutionProvider"]
+    if device == "gpu":
+        if "CUDAExecutionProvider" not in ort.get_available_providers():
+            raise RuntimeError("this onnxruntime has no CUDAExecutionProvider (providers: "
+                               + ", ".join(ort.get_available_providers()) + ")")
+        providers = [("CUDAExecutionProvider", {"device_id": 0,
+                                                "use_tf32": 0}), "CPUExecutionProvider"]
+    session = ort.InferenceSession(str(path), options, providers=providers)
     outputs = [o.name for o in session.get_outputs()]
-    return (lambda feeds: session.run(None, feeds)), outputs, ort.__version__
+    if device != "gpu":
+        return Loaded(lambda: session.run(None, feeds), outputs, ort.__version__)
+    binding = session.io_binding()
+    for name, array in feeds.items():
+        binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy(
+            np.ascontiguousarray(array), "cuda", 0))
+    for name in outputs:
+        binding.bind_output(name, "cuda", 0)
+
+    def run():
+        session.run_with_iobinding(binding)  # returns once the CUDA stream is synchronized
+        return binding
+    return Loaded(run, outputs, ort.__version__, lambda b: b.copy_outputs_to_cpu(),
+                  "CUDAExecutionProvider, IOBinding")
 
 
-def load_torch(path, threads):
+def load_torch(path, threads, device, feeds):
     import torch
     from onnx_torch import TorchOnnxModel
+    if device == "gpu" and not torch.cuda.is_available():
+        raise RuntimeError(f"torch {torch.__version__} sees no CUDA device (CUDA build: "
+                           f"{torch.version.cuda})")
     torch.set_num_threads(threads)
     torch.set_num_interop_threads(1)
-    model = TorchOnnxModel(path)
-    return model, model.output_names, torch.__version__
+    if device != "gpu":
+        model = TorchOnnxModel(path)
+        return Loaded(lambda: model(feeds), model.output_names, torch.__version__)
+    # float32 as max_c computes it: no TF32 rounding in matmuls or convolutions.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    model = TorchOnnxModel(path, device=torch.device("cuda"))
+    inputs = model.device_inputs(feeds)
+    torch.cuda.synchronize()
+
+    def run():
+        result = model.run(inputs)
+        torch.cuda.synchronize()
+        return result
+    return Loaded(run, model.output_names, torch.__version__, model.outputs_to_numpy,
+                  f"eager on {torch.cuda.get_device_name()}")
 
 
 PEERS = {"max_c": load_max_c, "onnxruntime": load_onnxruntime, "torch": load_torch}
@@ -97,19 +184,23 @@ def serve(args, answer):
     feeds = dict(np.load(args.inputs))
     baseline_kb = _vm_kb("VmRSS")
     reset_peak()
-    (run, names, version), load_ms = timed(lambda: PEERS[args.peer](args.model, args.threads))
-    outputs, first_ms = timed(lambda: run(feeds))
+    loaded, load_ms = timed(lambda: PEERS[args.peer](args.model, args.threads, args.device, feeds))
+    run = loaded.run
+    result, first_ms = timed(run)
+    outputs = loaded.to_numpy(result)
     np.savez(args.outputs, **{f"out{i}": np.asarray(o) for i, o in enumerate(outputs)})
+    del result, outputs
     for _ in range(args.warmup):
-        run(feeds)
-    answer({"load_ms": load_ms, "first_run_ms": first_ms, "outputs": names, "version": version})
+        run()
+    answer({"load_ms": load_ms, "first_run_ms": first_ms, "outputs": loaded.outputs,
+            "version": loaded.version, "device": args.device, "note": loaded.note})
     for line in sys.stdin:
         command = line.split()
         if command[:1] == ["run"]:
             seconds, min_iters = float(command[1]), int(command[2])
             times, t_end = [], time.perf_counter() + seconds
             while len(times) < min_iters or time.perf_counter() < t_end:
-                times.append(timed(lambda: run(feeds))[1])
+                times.append(timed(run)[1])
             answer({"times_ms": times})
         elif command[:1] == ["quit"]:
             answer({"peak_mb": (_vm_kb("VmHWM") - baseline_kb) / 1024,
@@ -128,6 +219,7 @@ def main():
     parser.add_argument("outputs")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     args = parser.parse_args()
     channel = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # native libraries' prints must not mix with the answers

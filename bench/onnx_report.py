@@ -18,14 +18,14 @@ COLUMNS = (f"{'case':<12} {'b':>2} {'t':>2} {'peer':<12} {'median':>9} {'p10':>9
            f"{'load ms':>8} {'1st ms':>8} {'peak MB':>8} {'max|diff|':>9} {'max_c/peer':>10}  note")
 
 
-def case_result(case, batch, threads, meta, peers) -> dict:
+def case_result(case, batch, threads, meta, peers, device="cpu") -> dict:
     result = {"case": case.name, "model": case.model, "seq": case.seq, "batch": batch,
-              "threads": threads, "weights": meta["weights"], "model_mb": meta["bytes"] / 1e6,
-              "peers": peers, "ratio": {}, "problems": [],
+              "threads": threads, "device": device, "weights": meta["weights"],
+              "model_mb": meta["bytes"] / 1e6, "peers": peers, "ratio": {}, "problems": [],
               "load_average_1min": os.getloadavg()[0]}  # how noisy the machine was
     ours = peers.get(OURS, {})
     for peer, res in peers.items():
-        if peer != OURS and res.get("ok") and ours.get("ok"):
+        if peer != OURS and "median_ms" in res and "median_ms" in ours:
             result["ratio"][peer] = ours["median_ms"] / res["median_ms"]
         scale = max(1.0, peers.get(REFERENCE, {}).get("max_abs_output", 1.0))
         if "max_abs_diff" in res:
@@ -35,7 +35,9 @@ def case_result(case, batch, threads, meta, peers) -> dict:
     if ours.get("mismatch") or ours.get("agrees") is False:
         result["problems"].append(
             f"max_c disagrees with ONNX Runtime: {ours.get('mismatch') or ours['max_abs_diff']}")
-    result["targets"] = _targets(case, ours, result["ratio"].get(REFERENCE))
+    # The targets are the CPU's (against ONNX Runtime on the CPU): none on the GPU yet.
+    result["targets"] = ({} if device != "cpu"
+                         else _targets(case, ours, result["ratio"].get(REFERENCE)))
     return result
 
 
@@ -63,6 +65,11 @@ def _rows(result):
         if not res.get("ok"):
             rows.append(f"{prefix} {peer:<12} FAILED: {_one_line(res['error'])}")
             continue
+        if res.get("reference_only"):
+            rows.append(f"{prefix} {peer:<12} {'-':>9} {'-':>9} {'-':>9} {res['load_ms']:8.1f} "
+                        f"{res['first_run_ms']:8.1f} {res['peak_mb']:8.1f} {'ref':>9} "
+                        f"{'-':>10}  {res['note']}")
+            continue
         diff = "ref" if peer == REFERENCE else _fmt(res.get("max_abs_diff"), ".2e")
         ratio = _fmt(result["ratio"].get(peer), ".2f")
         rows.append(f"{prefix} {peer:<12} {res['median_ms']:9.2f} {res['p10_ms']:9.2f} "
@@ -82,6 +89,8 @@ def _note(result, peer, res):
     if peer == OURS and "load_ms" in targets:
         t = targets["load_ms"]
         notes.append(f"load target <= {t['at_most']:.0f} ms: {'met' if t['met'] else 'MISSED'}")
+    if result.get("device", "cpu") != "cpu" and res.get("note"):
+        notes.append(res["note"])
     return ", ".join(notes)
 
 
@@ -90,7 +99,16 @@ def _one_line(text, width=160):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _machine() -> dict:
+def _gpu_name() -> str:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", "0"],
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() or "gpu:0"
+    except (OSError, subprocess.SubprocessError):
+        return "gpu:0"
+
+
+def _machine(device="cpu") -> dict:
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                 if line.startswith("model name")), platform.processor())
     try:
@@ -98,26 +116,35 @@ def _machine() -> dict:
                                 capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = ""
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": sys.version.split()[0],
-            "commit": commit, "library": os.environ.get("MAX_C_LIBRARY", "")}
+    machine = {"cpu": cpu, "cores": os.cpu_count(), "python": sys.version.split()[0],
+               "commit": commit, "library": os.environ.get("MAX_C_LIBRARY", "")}
+    if device != "cpu":
+        machine["gpu"] = _gpu_name()
+    return machine
 
 
 class Report:
     def __init__(self, out_dir: Path, args):
         self.json_path = out_dir / "onnx_bench.json"
         self.png_path = out_dir / "onnx_bench.png"
+        device = getattr(args, "device", "cpu")
         self.data = {"started": datetime.datetime.now().isoformat(timespec="seconds"),
-                     "machine": _machine(), "load_average_start": os.getloadavg(),
+                     "machine": _machine(device), "load_average_start": os.getloadavg(),
                      "settings": {k: getattr(args, k) for k in ("batches", "threads", "peers",
                                                                 "budget", "rounds", "min_iters",
                                                                 "warmup")},
                      "cases": []}
+        self.data["settings"]["device"] = device
 
     def header(self):
         m = self.data["machine"]
-        print(f"ONNX bench: {m['cpu']}, {m['cores']} cores, load average "
+        on = f"{m['gpu']} (float32; host: " if "gpu" in m else ""
+        print(f"ONNX bench: {on}{m['cpu']}, {m['cores']} cores{')' if on else ''}, load average "
               f"{' '.join(f'{v:.2f}' for v in self.data['load_average_start'])}; "
               f"latencies in ms; peers {', '.join(self.data['settings']['peers'])}")
+        if on:
+            print("(on the GPU: each timed run ends with a device synchronize; peak MB is the "
+                  "host's resident set)")
         print(COLUMNS, flush=True)
 
     def add(self, result):
@@ -139,9 +166,25 @@ class Report:
             import onnx_chart
             onnx_chart.draw(self.data, self.png_path)
             print(f"chart:   {self.png_path}")
+        if self.data["settings"]["device"] != "cpu":
+            self._gpu_summary()
         missed = [f"{c['case']} b{c['batch']} t{c['threads']}: {name} "
                   f"{_fmt(t['value'], '.2f')} > {t['at_most']}"
                   for c in self.data["cases"] for name, t in c["targets"].items() if not t["met"]]
         print("targets: all met" if not missed else "targets missed:\n  " + "\n  ".join(missed))
         for p in self.max_c_problems():
             print(f"PROBLEM: {_one_line(p, 400)}")
+
+    def _gpu_summary(self):
+        """max_c / PyTorch per case on the GPU, the figure the GPU issue's note asks for."""
+        gpu = self.data["machine"].get("gpu", "gpu:0")
+        print(f"max_c / PyTorch eager on {gpu} (float32, median latency; < 1: max_c faster):")
+        for c in self.data["cases"]:
+            ratio = c["ratio"].get("torch")
+            ours, torch = c["peers"].get(OURS, {}), c["peers"].get("torch", {})
+            figures = (f"{ours['median_ms']:.2f} ms vs {torch['median_ms']:.2f} ms"
+                       if ratio is not None else
+                       "; ".join(f"{p} {'absent' if not r else 'failed' if not r.get('ok') else 'untimed'}"
+                                 for p, r in ((OURS, ours), ("torch", torch))
+                                 if "median_ms" not in r) or "-")
+            print(f"  {c['case']:<12} b{c['batch']:<2} {_fmt(ratio, '.2f'):>6}  ({figures})")

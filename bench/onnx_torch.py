@@ -1,7 +1,15 @@
-"""A small ONNX interpreter over PyTorch (CPU, eager, inference mode): the bench's third peer
-where torch is installed. It runs node by node the operators the bench's models use, the way
+"""A small ONNX interpreter over PyTorch (eager, inference mode): the bench's third peer where
+torch is installed. It runs node by node the operators the bench's models use, the way
 eager PyTorch runs the original modules (one kernel call per op, batch norm unfolded), so
-its figures stand for PyTorch CPU without torch.onnx's own importer (torch has none).
+its figures stand for PyTorch eager without torch.onnx's own importer (torch has none).
+
+On the CPU by default; TorchOnnxModel(path, device=torch.device("cuda")) moves the weights
+(initializers) there once, as a module's parameters and buffers are. The Constant nodes
+(the exporter's Python scalars and shape pieces) and Shape's results stay on the host, as
+they are Python numbers in the eager module; an op that mixes them with device tensors gets
+them on the device (constants copied once, then cached). device_inputs() moves the inputs
+there once and run() leaves the outputs there: the caller synchronizes (torch.cuda.synchronize)
+to time a run, and outputs_to_numpy() reads them back.
 """
 import math
 
@@ -17,6 +25,12 @@ _DTYPES = {TensorProto.FLOAT: torch.float32, TensorProto.DOUBLE: torch.float64,
 
 def _tensor(array: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.array(array, copy=True))
+
+
+# Inputs after the first that these ops read as host integers (shapes, axes, bounds), never as
+# device data; every other input of every op is data, and goes to the device of the op.
+_HOST_PARAMS = {"Reshape": 1, "Unsqueeze": 1, "Slice": 1, "Expand": 1, "Split": 1}
+_HOST_OPS = {"Shape", "Range"}
 
 
 def _ints(t) -> list:
@@ -103,7 +117,8 @@ _OPS = {
     "Cast": lambda x, to, **_: x.to(_DTYPES[to]),
     "Softmax": lambda x, axis=-1: torch.softmax(x, axis),
     "Split": lambda x, split, axis=0: torch.split(x, _ints(split), dim=axis),
-    "Range": lambda s, e, d: torch.arange(s.item(), e.item(), d.item(), dtype=s.dtype),
+    "Range": lambda s, e, d: torch.arange(s.item(), e.item(), d.item(), dtype=s.dtype,
+                                          device=s.device),
     "LayerNormalization": lambda x, w, b, axis=-1, epsilon=1e-5, **_: F.layer_norm(
         x, x.shape[axis % x.dim():], w, b, epsilon),
     "BatchNormalization": lambda x, w, b, mean, var, epsilon=1e-5, **_: F.batch_norm(
@@ -113,14 +128,16 @@ _OPS = {
 
 
 class TorchOnnxModel:
-    """The graph of an ONNX file, run with torch ops; __call__ takes {name: numpy array} and
-    returns the outputs as numpy arrays."""
+    """The graph of an ONNX file, run with torch ops on `device` (default the CPU); __call__
+    takes {name: numpy array} and returns the outputs as numpy arrays."""
 
-    def __init__(self, path):
+    def __init__(self, path, device=None):
         import onnx
+        self.device = torch.device(device or "cpu")
         model = onnx.load(str(path))
         graph = model.graph
-        self.values = {t.name: _tensor(numpy_helper.to_array(t)) for t in graph.initializer}
+        self.values = {t.name: _tensor(numpy_helper.to_array(t)).to(self.device)
+                       for t in graph.initializer}
         self.nodes = []
         for node in graph.node:
             if node.op_type not in _OPS and node.op_type != "Constant":
@@ -129,18 +146,62 @@ class TorchOnnxModel:
             if node.op_type == "Constant":
                 self.values[node.output[0]] = _tensor(numpy_helper.to_array(attrs["value"]))
                 continue
-            self.nodes.append((_OPS[node.op_type], list(node.input), list(node.output), attrs))
+            data = (() if node.op_type in _HOST_OPS
+                    else range(_HOST_PARAMS.get(node.op_type, len(node.input))))
+            self.nodes.append((_OPS[node.op_type], list(node.input), list(node.output), attrs,
+                               frozenset(data)))
         self.input_names = [i.name for i in graph.input if i.name not in self.values]
         self.output_names = [o.name for o in graph.output]
+        self._on_device = {}  # constant name -> its copy on the device
 
-    def __call__(self, feeds: dict) -> list:
+    @property
+    def on_host(self) -> bool:
+        return self.device.type == "cpu"
+
+    def device_inputs(self, feeds: dict) -> dict:
+        """The inputs as tensors on the model's device (a copy there, made once)."""
+        return {k: torch.from_numpy(np.ascontiguousarray(v)).to(self.device)
+                for k, v in feeds.items()}
+
+    def run(self, inputs: dict) -> list:
+        """The outputs, as tensors on the model's device, for inputs from device_inputs();
+        on a GPU the kernels may still be running when it returns."""
         env = dict(self.values)
-        env.update({k: torch.from_numpy(v) for k, v in feeds.items()})
+        env.update(inputs)
         with torch.inference_mode():
-            for fn, ins, outs, attrs in self.nodes:
-                result = fn(*[env[i] if i else None for i in ins], **attrs)
+            for fn, ins, outs, attrs, data in self.nodes:
+                args = [env[i] if i else None for i in ins]
+                if not self.on_host:
+                    args = self._placed(ins, args, data)
+                result = fn(*args, **attrs)
                 if len(outs) == 1:
                     env[outs[0]] = result
                 else:
                     env.update(zip(outs, result))
-        return [env[name].numpy() for name in self.output_names]
+        return [env[name] for name in self.output_names]
+
+    def _placed(self, names, args, data):
+        """args with the host tensors in data positions moved to the device, when some
+        input of the op is there already (host-only shape math stays on the host)."""
+        if not any(isinstance(a, torch.Tensor) and a.device.type != "cpu" for a in args):
+            return args
+        placed = list(args)
+        for i in data:
+            a = args[i] if i < len(args) else None
+            if isinstance(a, torch.Tensor) and a.device.type == "cpu":
+                if names[i] in self.values:  # a constant: copied once
+                    if names[i] not in self._on_device:
+                        self._on_device[names[i]] = a.to(self.device)
+                    placed[i] = self._on_device[names[i]]
+                else:
+                    placed[i] = a.to(self.device)
+        return placed
+
+    @staticmethod
+    def outputs_to_numpy(outputs: list) -> list:
+        return [o.cpu().numpy() if o.device.type != "cpu" else o.numpy() for o in outputs]
+
+    def __call__(self, feeds: dict) -> list:
+        if self.on_host:
+            return [o.numpy() for o in self.run({k: torch.from_numpy(v) for k, v in feeds.items()})]
+        return self.outputs_to_numpy(self.run(self.device_inputs(feeds)))

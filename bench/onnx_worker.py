@@ -35,13 +35,13 @@ def child_env() -> dict:
 
 
 class Worker:
-    def __init__(self, peer, model, inputs, outputs, threads, warmup, env=None):
+    def __init__(self, peer, model, inputs, outputs, threads, warmup, env=None, device="cpu"):
         self.peer = peer
         self._stderr = tempfile.TemporaryFile()
         self._buffer = b""
         self.proc = subprocess.Popen(
             [sys.executable, str(PEER_SCRIPT), peer, str(model), str(inputs), str(outputs),
-             "--threads", str(threads), "--warmup", str(warmup)],
+             "--threads", str(threads), "--warmup", str(warmup), "--device", device],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             env=env or child_env(), bufsize=0)
 
