@@ -729,7 +729,7 @@ MAX_API max_status_t* max_context_compile(max_context_t* context, const max_grap
                                           const max_compile_options_t* options,
                                           max_compiled_model_t** out_compiled);
 /* As max_context_compile, for a model file: a path ending in ".onnx" is imported as an ONNX
- * model (opset 13 or newer; its initializers become the compiled model's own weights, which
+ * model (opset 7 or newer; its initializers become the compiled model's own weights, which
  * max_model_create binds), anything else is read as a MAXG file (see max_graph_load for its
  * errors). With options->file_device set, the model is moved onto that device first
  * (FAILED_PRECONDITION when the file already places a value elsewhere). UNIMPLEMENTED names

@@ -27,6 +27,15 @@ int64_t default_opset(const ModelProto& m) {
   return opset;
 }
 
+}  // namespace
+
+int64_t oldest_mapped_opset(std::string_view op_type) {
+  // Resize-10 had no coordinate transformation modes (it behaved as Upsample).
+  return op_type == "Resize" ? 11 : kMinOpset;
+}
+
+namespace {
+
 // A C identifier for a dim_param ("batch size" -> "batch_size"), as our symbols must be.
 std::string symbol_for(const std::string& param) {
   std::string s;
@@ -105,6 +114,10 @@ class GraphImporter {
     auto it = table.find(key);
     if (it == table.end())
       fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": operator '", node.op_type, "' is not supported");
+    if (is_default_domain(node.domain) && opset_ < oldest_mapped_opset(node.op_type))
+      fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": opset ", opset_, "'s version of ", node.op_type,
+           " is not supported (max_c maps it from opset ", oldest_mapped_opset(node.op_type),
+           "; convert the model with onnx.version_converter)");
     for (const AttributeProto& a : node.attributes)
       if (!a.ref_attr_name.empty())
         fail(Code::kInvalidArgument, "onnx: ", ctx.label(), ": attribute '", a.name,

@@ -1,4 +1,4 @@
-// ONNX -> Graph. Imports a model's main graph (opset 13 or newer of the default domain) into
+// ONNX -> Graph. Imports a model's main graph (opset 7 or newer of the default domain) into
 // our op set, with the initializers as named weights whose data comes back beside the graph.
 //
 //   graph inputs      -> add_input; dim_param becomes a symbol, an unnamed dim a fresh one
@@ -14,15 +14,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "driver/tensor_list.h"
 #include "graph/graph.h"
 
 namespace maxc::onnx {
 
-// The oldest default-domain opset we import: older ones differ in ways we do not map (axes
-// as attributes of Squeeze/Unsqueeze/ReduceSum, Softmax's 2-D coercion, ...).
-constexpr int64_t kMinOpset = 13;
+// The oldest default-domain opset we import: opset 7 brought numpy-style broadcasting, which
+// every binary operator's mapping assumes. From 7 to 12, operators that took as attributes
+// what is now an input (Squeeze's axes, Pad's pads, Slice's starts, Clip's bounds, TopK's k,
+// Split's sizes) and Softmax's 2-D coercion are mapped in their old forms too; the few
+// operators whose older versions we do not map say so (oldest_mapped_opset).
+constexpr int64_t kMinOpset = 7;
+
+// The oldest opset whose version of `op_type` (default domain) the importer maps: kMinOpset
+// for most; later for an operator whose earlier versions mean something else (Resize-10).
+int64_t oldest_mapped_opset(std::string_view op_type);
 
 struct ImportedModel {
   Graph graph;

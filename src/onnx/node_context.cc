@@ -93,6 +93,12 @@ std::optional<std::vector<float>> NodeContext::attr_floats(std::string_view name
   return a->floats;
 }
 
+std::vector<int64_t> NodeContext::required_attr_ints(std::string_view name) const {
+  std::optional<std::vector<int64_t>> v = attr_ints(name);
+  if (!v) invalid("attribute '", name, "' is required at opset ", opset_);
+  return *v;
+}
+
 void NodeContext::set_output(size_t i, ValueId v) {
   if (!wants_output(i)) return;
   Operand op;

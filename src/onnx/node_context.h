@@ -60,6 +60,9 @@ class NodeContext {
   std::string attr_string(std::string_view name, std::string def) const;
   std::optional<std::vector<int64_t>> attr_ints(std::string_view name) const;
   std::optional<std::vector<float>> attr_floats(std::string_view name) const;
+  // An attribute the node must have (older opsets' form of what is now an input):
+  // INVALID_ARGUMENT naming it when absent.
+  std::vector<int64_t> required_attr_ints(std::string_view name) const;
 
   // ---- outputs ----
   size_t num_outputs() const { return node_.outputs.size(); }

@@ -330,8 +330,13 @@ void import_clip(NodeContext& c) {
   DType dt = c.type_of(x).dtype;
   Attrs attrs;
   std::vector<std::pair<const char*, size_t>> runtime;
+  // Before opset 11, the bounds were attributes.
+  if (c.opset() < 11) {
+    for (const char* name : {"min", "max"})
+      if (c.attr(name)) attrs.set(name, static_cast<double>(c.attr_float(name, 0.0f)));
+  }
   for (auto [name, i] : {std::pair<const char*, size_t>{"min", 1}, {"max", 2}}) {
-    if (!c.has_input(i)) continue;
+    if (c.opset() < 11 || !c.has_input(i)) continue;
     const KnownValue* k = c.known(i);
     auto v = k ? k->doubles() : std::nullopt;
     if (v && v->size() == 1) attrs.set(name, (*v)[0]);
@@ -377,8 +382,9 @@ void import_dropout(NodeContext& c) {
   }
   import_identity(c);
   if (c.wants_output(1)) {
-    // Not training: the mask keeps everything.
-    ValueId yes = c.constant(KnownValue::from_doubles(DType::kBool, {}, {1}));
+    // Not training: the mask keeps everything. Before opset 10 it had X's type.
+    const DType mask = c.opset() < 10 ? c.dtype(0) : DType::kBool;
+    ValueId yes = c.constant(KnownValue::from_doubles(mask, {}, {1}));
     c.set_output(1, c.op("broadcast_to", {yes}, {{"shape", c.type(0).dims}}));
   }
 }

@@ -123,14 +123,20 @@ bool fold_slice(NodeContext& c, int64_t axis, const Bounds& b, int64_t step) {
   return true;
 }
 
+std::vector<Dim> as_dims(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
 void import_slice(NodeContext& c) {
-  std::vector<Dim> starts = c.known_dims(1, "starts"), ends = c.known_dims(2, "ends");
+  // Before opset 10, starts, ends and axes were attributes, and there were no steps.
+  const bool attributes = c.opset() < 10;
+  std::vector<Dim> starts = attributes ? as_dims(c.required_attr_ints("starts")) : c.known_dims(1, "starts");
+  std::vector<Dim> ends = attributes ? as_dims(c.required_attr_ints("ends")) : c.known_dims(2, "ends");
   int64_t r = c.rank(0);
   std::vector<int64_t> axes;
-  if (c.has_input(3)) axes = c.known_ints(3, "axes");
+  if (attributes && c.attr("axes")) axes = *c.attr_ints("axes");
+  else if (!attributes && c.has_input(3)) axes = c.known_ints(3, "axes");
   else for (int64_t i = 0; i < static_cast<int64_t>(starts.size()); ++i) axes.push_back(i);
   std::vector<int64_t> steps(axes.size(), 1);
-  if (c.has_input(4)) steps = c.known_ints(4, "steps");
+  if (!attributes && c.has_input(4)) steps = c.known_ints(4, "steps");
   if (starts.size() != axes.size() || ends.size() != axes.size() || steps.size() != axes.size())
     c.invalid("starts, ends, axes and steps must have the same length");
   const std::vector<Dim>& in = c.type(0).dims;
@@ -222,6 +228,7 @@ void register_indexing_importers(ImportTable& t) {
   t["GatherElements"] = import_gather_elements;
   t["Slice"] = import_slice;
   t["ScatterElements"] = import_scatter_elements;
+  t["Scatter"] = import_scatter_elements;  // opsets 9 and 10: ScatterElements without reduction
   t["ScatterND"] = import_scatter_nd;
   t["OneHot"] = import_one_hot;
 }

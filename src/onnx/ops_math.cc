@@ -38,7 +38,9 @@ void import_cumsum(NodeContext& c) {
 
 // TopK: our top_k gives the largest, sorted; the smallest are the largest of -x.
 void import_top_k(NodeContext& c) {
-  int64_t k = static_cast<int64_t>(c.known_scalar(1, "K"));
+  // Before opset 10, K was the attribute k.
+  int64_t k = c.opset() < 10 ? c.attr_int("k", -1) : static_cast<int64_t>(c.known_scalar(1, "K"));
+  if (k < 0) c.invalid("K must be given and not negative, got ", k);
   int64_t axis = c.axis(c.attr_int("axis", -1), c.rank(0));
   bool largest = c.attr_int("largest", 1) != 0;
   ValueId x = c.input(0);

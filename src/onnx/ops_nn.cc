@@ -383,6 +383,8 @@ void import_batch_norm_training(NodeContext& c) {
 }
 
 void import_batch_norm(NodeContext& c) {
+  // Opset 7 and 8 could normalize per activation instead of per channel.
+  if (c.opset() < 9 && c.attr_int("spatial", 1) != 1) c.unsupported("spatial = 0 (statistics per activation)");
   if (c.attr_int("training_mode", 0) != 0) return import_batch_norm_training(c);
   if (c.wants_output(1) || c.wants_output(2)) c.unsupported("the running mean/variance outputs (training)");
   int64_t r = c.rank(0);
@@ -499,20 +501,40 @@ void import_rms_norm(NodeContext& c) {
   c.set_output(0, c.reshape(y, in));
 }
 
+// Before opset 13, Softmax, LogSoftmax and Hardmax saw their input as a matrix: the dims
+// before `axis` (default 1) flattened into rows, those from it on into one row of values.
+// `along_last` applies the opset-13 form along the last axis of that matrix.
+template <typename Fn>
+void import_as_matrix(NodeContext& c, Fn along_last) {
+  const std::vector<Dim> dims = c.type(0).dims;
+  const auto r = static_cast<int64_t>(dims.size());
+  const int64_t axis = c.axis(c.attr_int("axis", 1), r);
+  if (axis == r - 1) return c.set_output(0, along_last(c.input(0), axis));
+  const Dim rows = dims_product({dims.begin(), dims.begin() + axis});
+  const Dim row = dims_product({dims.begin() + axis, dims.end()});
+  c.set_output(0, c.reshape(along_last(c.reshape(c.input(0), {rows, row}), 1), dims));
+}
+
 // Hardmax: 1 where the (first) maximum along the axis is, else 0.
-void import_hardmax(NodeContext& c) {
-  int64_t r = c.rank(0);
-  int64_t axis = c.axis(c.attr_int("axis", -1), r);
-  const Dim& d = c.type(0).dims[static_cast<size_t>(axis)];
+ValueId hardmax(NodeContext& c, ValueId x, int64_t axis) {
+  const TensorType t = c.type_of(x);
+  const int64_t r = t.rank();
+  axis = c.axis(axis, r);
+  const Dim& d = t.dims[static_cast<size_t>(axis)];
   if (!d.is_static()) c.unsupported("needs a static dim along the axis");
-  ValueId x = c.input(0);
   ValueId idx = c.op("argmax", {x}, {{"axis", axis}});
   std::vector<int64_t> shape(static_cast<size_t>(r), 1);
   shape[static_cast<size_t>(axis)] = d.static_value();
   std::vector<double> seq(static_cast<size_t>(d.static_value()));
   for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<double>(i);
   ValueId range = c.constant(KnownValue::from_doubles(DType::kInt64, shape, seq));
-  c.set_output(0, c.cast(c.op("equal", {idx, range}), c.type_of(x).dtype));
+  return c.cast(c.op("equal", {idx, range}), t.dtype);
+}
+
+void import_hardmax(NodeContext& c) {
+  auto along = [&](ValueId x, int64_t axis) { return hardmax(c, x, axis); };
+  if (c.opset() < 13) return import_as_matrix(c, along);
+  c.set_output(0, along(c.input(0), c.attr_int("axis", -1)));
 }
 
 void import_lp_norm(NodeContext& c) {
@@ -573,9 +595,11 @@ ValueId softmax_in_type(NodeContext& c, ValueId x, int64_t axis) {
 namespace {
 
 void import_softmax(NodeContext& c, const char* op) {
-  int64_t axis = c.attr_int("axis", -1);
-  if (std::string_view(op) == "softmax") return c.set_output(0, softmax_in_type(c, c.input(0), axis));
-  c.set_output(0, c.op(op, {c.input(0)}, {{"axis", axis}}));
+  auto along = [&](ValueId x, int64_t axis) {
+    return std::string_view(op) == "softmax" ? softmax_in_type(c, x, axis) : c.op(op, {x}, {{"axis", axis}});
+  };
+  if (c.opset() < 13) return import_as_matrix(c, along);
+  c.set_output(0, along(c.input(0), c.attr_int("axis", -1)));
 }
 
 }  // namespace

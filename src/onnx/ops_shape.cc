@@ -275,15 +275,17 @@ void import_pad(NodeContext& c) {
   if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
     c.invalid("mode \"", mode, "\" (ONNX has constant, edge, reflect and wrap)");
   int64_t r = c.rank(0);
-  std::vector<int64_t> pads = c.known_ints(1, "pads");
+  // Before opset 11, pads and the fill value were attributes.
+  const bool attributes = c.opset() < 11;
+  std::vector<int64_t> pads = attributes ? c.required_attr_ints("pads") : c.known_ints(1, "pads");
   std::vector<int64_t> axes(static_cast<size_t>(r));
   std::iota(axes.begin(), axes.end(), 0);
-  if (c.has_input(3)) axes = c.known_ints(3, "axes");
+  if (!attributes && c.has_input(3)) axes = c.known_ints(3, "axes");
   if (pads.size() != 2 * axes.size()) c.invalid("pads has ", pads.size(), " entries for ", axes.size(), " axes");
   if (mode != "constant") return import_pad_by_index(c, mode, axes, pads);
-  double value = 0.0;
+  double value = attributes ? c.attr_float("value", 0.0f) : 0.0;
   std::optional<ValueId> runtime_value;  // a constant_value computed at run time
-  if (c.has_input(2)) {
+  if (!attributes && c.has_input(2)) {
     const KnownValue* k = c.known(2);
     auto v = k ? k->doubles() : std::nullopt;
     if (v && v->size() == 1) value = (*v)[0];

@@ -295,14 +295,31 @@ TEST(OnnxImport, UnsupportedOperatorNamesTheNode) {
   EXPECT_NE(std::string(e.what()).find("node 1 'my_norm' (StringNormalizer)"), std::string::npos) << e.what();
 }
 
-TEST(OnnxImport, OldOpsetIsUnimplemented) {
+// Opset 7 brought numpy broadcasting, which the binary operators' mappings assume.
+TEST(OnnxImport, OpsetBeforeSevenIsUnimplemented) {
   GraphSpec g;
   g.inputs = {value_info("x", kFloat, {int64_t{2}})};
   g.outputs = {value_info("y", kFloat, {})};
   g.nodes = {node("Relu", {"x"}, {"y"})};
-  Error e = import_error(model(g, 11));
+  Error e = import_error(model(g, 6));
   EXPECT_EQ(e.code(), Code::kUnimplemented);
-  EXPECT_NE(std::string(e.what()).find("opset 11"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("opset 6"), std::string::npos) << e.what();
+  EXPECT_NO_THROW(import_onnx_bytes(reinterpret_cast<const uint8_t*>(model(g, 7).data()), model(g, 7).size(), ""));
+}
+
+// An operator whose older versions mean something else is refused at those opsets only.
+TEST(OnnxImport, OperatorVersionNotMappedIsUnimplementedNamingIt) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{2}})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.initializers = {tensor_f32("scales", {4}, {1, 1, 2, 2})};
+  g.nodes = {node("Resize", {"x", "scales"}, {"y"})};
+  Error e = import_error(model(g, 10));
+  EXPECT_EQ(e.code(), Code::kUnimplemented);
+  EXPECT_NE(std::string(e.what()).find("opset 10's version of Resize is not supported"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(oldest_mapped_opset("Resize"), 11);
+  EXPECT_EQ(oldest_mapped_opset("Relu"), kMinOpset);
 }
 
 TEST(OnnxImport, RuntimeShapeOperandIsUnimplemented) {
