@@ -40,6 +40,14 @@ type CompileOptions struct {
 	// PlanCacheCapacity is how many execution plans (one per distinct set of concrete input
 	// shapes) a compiled model keeps; 0 keeps the default.
 	PlanCacheCapacity int
+	// FileDevice (ABI 1.5), for CompileFile: the device, one of the context's, that
+	// a model file wholly on the host (an ONNX model, which carries no placement, or a MAXG
+	// file of a host graph) is moved onto before it compiles, so that it runs there (MAX's
+	// InferenceSession.load(path, device=...)). nil keeps the file's own placement. Compile
+	// ignores it: a graph names its own devices. CompileFile fails with FAILED_PRECONDITION
+	// when the file already places a value elsewhere ("already placed on gpu:0"), and with
+	// UNIMPLEMENTED on a library older than ABI 1.5 (left nil, such a library is fine).
+	FileDevice *Device
 }
 
 // raw fills the C struct from the library's defaults (so a newer library's defaults win)
@@ -95,15 +103,28 @@ func (c *Context) Compile(g *Graph, opts *CompileOptions) (*CompiledModel, error
 }
 
 // CompileFile compiles a model file: a path ending in ".onnx" is imported as an ONNX model
-// (opset 13 or newer), whose initializers become the compiled model's own weights (NewModel
+// (opset 7 or newer), whose initializers become the compiled model's own weights (NewModel
 // binds them unless given; NewModel(nil) takes them all), anything else is read as a MAXG
-// file (see Graph.Save). Errors: NOT_FOUND naming a missing file; DATA_LOSS or
-// INVALID_ARGUMENT, with the offset, for a damaged one; UNIMPLEMENTED naming an ONNX node
-// whose operator the importer does not know; and Compile's.
+// file (see Graph.Save). With opts.FileDevice set, the file is moved onto that device first.
+// Errors: NOT_FOUND naming a missing file; DATA_LOSS or INVALID_ARGUMENT, with the offset,
+// for a damaged one; UNIMPLEMENTED naming an ONNX node whose operator the importer does not
+// know; FAILED_PRECONDITION for a FileDevice when the file already places a value elsewhere;
+// and Compile's.
 func (c *Context) CompileFile(path string, opts *CompileOptions) (*CompiledModel, error) {
 	raw, err := opts.raw()
 	if err != nil {
 		return nil, err
+	}
+	if opts != nil && opts.FileDevice != nil {
+		// The device stays locked (so not closed) while the library reads the pointer.
+		d := opts.FileDevice
+		if err := d.rlock("CompileFile"); err != nil {
+			return nil, err
+		}
+		defer d.mu.RUnlock()
+		if err := setFileDevice(&raw, d.p); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.rlock("CompileFile"); err != nil {
 		return nil, err

@@ -259,6 +259,58 @@ func TestEngineBadInputs(t *testing.T) {
 	}
 }
 
+// ABI 1.5: CompileOptions.FileDevice moves a MAXG file wholly on the host onto that device;
+// a file that already places a value elsewhere is refused, naming the device. Compile (of a
+// graph, which names its own devices) ignores it.
+func TestEngineFileDevice(t *testing.T) {
+	dir := t.TempDir()
+	hostPath := filepath.Join(dir, "mlp.maxg")
+	g := mlpGraph(t)
+	must(t, g.Save(hostPath))
+	g.Close()
+	// Building (and saving) a GPU graph needs no GPU.
+	gpuPath := filepath.Join(dir, "on_gpu.maxg")
+	onGPU, err := NewGraph("on_gpu")
+	must(t, err)
+	x, err := onGPU.AddInputOn("x", Float32, GPURef(0), Static(2))
+	must(t, err)
+	must(t, onGPU.SetOutputs([]*Value{op1(t, onGPU, "add", nil, x, x)}, nil))
+	must(t, onGPU.Save(gpuPath))
+	onGPU.Close()
+
+	ctx, err := NewContext(1)
+	must(t, err)
+	defer ctx.Close()
+	cpu, err := CPU()
+	must(t, err)
+	defer cpu.Close()
+	opts := &CompileOptions{FileDevice: cpu}
+	cm, err := ctx.CompileFile(hostPath, opts)
+	must(t, err)
+	defer cm.Close()
+	inputs, err := cm.Inputs()
+	must(t, err)
+	if inputs[0].Device != CPURef() {
+		t.Fatalf("input on %v", inputs[0].Device)
+	}
+	w := newMLPWeights(11)
+	m, err := cm.NewModel(w.tensors(t))
+	must(t, err)
+	defer m.Close()
+	xs, xt := batchOf(t, 2, 60)
+	defer xt.Close()
+	assertClose(t, run1(t, m, xt), w.reference(xs))
+
+	_, err = ctx.CompileFile(gpuPath, opts)
+	if e := asError(t, err); e.Code != CodeFailedPrecondition || e.CodeName != "FAILED_PRECONDITION" ||
+		!strings.Contains(e.Message, "already placed on gpu:0") {
+		t.Fatal(e)
+	}
+	m2 := newMLPModel(t, w, opts)
+	defer m2.Close()
+	assertClose(t, run1(t, m2, xt), w.reference(xs))
+}
+
 func TestEngineCompileErrorsAndFiles(t *testing.T) {
 	ctx, err := NewContext(1)
 	must(t, err)

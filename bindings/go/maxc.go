@@ -11,7 +11,9 @@
 // a *Weights registry of safetensors and GGUF files), and (*Model).Execute runs it; all
 // three are safe for concurrent use. (*Model).Capture records a run under a key and
 // (*Model).Replay reruns it (MAX's device graphs, ABI 1.4), rewriting the capture's outputs
-// in place. Errors are *Error values; errors.Is(err, ErrNotFound) and friends test the code.
+// in place. CompileOptions.FileDevice places a model file (an ONNX model) on a device and
+// (*Graph).AddConstantOn places a constant (ABI 1.5; a 1.4 library serves everything else).
+// Errors are *Error values; errors.Is(err, ErrNotFound) and friends test the code.
 package maxc
 
 /*
@@ -133,18 +135,24 @@ func LibraryABIVersion() uint32 { return uint32(C.max_abi_version()) }
 // VersionString is the library's release version, e.g. "1.1.0".
 func VersionString() string { return C.GoString(C.max_version_string()) }
 
+// MinABIVersion is the oldest library ABI this package runs against, packed like
+// HeaderABIVersion: 1.4, whose device graphs (Capture, Replay) it links. The ABI 1.5
+// additions (CompileOptions.FileDevice, Graph.AddConstantOn) check the library's version when
+// they are used and give UNIMPLEMENTED on a 1.4 library; everything else works with it.
+const MinABIVersion uint32 = 1<<16 | 4
+
 func checkABIAgainst(header uint32) error {
 	return statusError(C.max_check_abi(C.uint32_t(header)))
 }
 
-// CheckABI checks, once per process, that the loaded library serves the header this
-// package was built with. Every constructor calls it before making the first handle, so a
-// library older than the header (say ABI 1.2 under a 1.3 header) fails there with the
-// library's FAILED_PRECONDITION message, "libmax_c ABI 1.2 is older than the header 1.3
-// this program was built with", rather than with a missing symbol later. Safe for
-// concurrent use; the outcome is remembered.
+// CheckABI checks, once per process, that the loaded library serves MinABIVersion, the
+// oldest header this package needs. Every constructor calls it before making the first
+// handle, so a library older than that (say ABI 1.2) fails there with the library's
+// FAILED_PRECONDITION message, "libmax_c ABI 1.2 is older than the header 1.4 this program
+// was built with", rather than with a missing symbol later. Safe for concurrent use; the
+// outcome is remembered.
 func CheckABI() error {
-	abiOnce.Do(func() { abiErr = checkABIAgainst(HeaderABIVersion()) })
+	abiOnce.Do(func() { abiErr = checkABIAgainst(MinABIVersion) })
 	return abiErr
 }
 

@@ -16,11 +16,11 @@ func TestABI(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The binding calls the device-graph functions of ABI 1.4 (Capture, Replay,
-	// DebugVerifyReplay), so its header must have them.
-	if HeaderABIVersion()>>16 != 1 || HeaderABIVersion() < 1<<16|4 {
+	// DebugVerifyReplay), so its header must have them; the library must serve at least that.
+	if MinABIVersion != 1<<16|4 || HeaderABIVersion()>>16 != 1 || HeaderABIVersion() < MinABIVersion {
 		t.Fatalf("header ABI %#x", HeaderABIVersion())
 	}
-	if LibraryABIVersion()>>16 != 1 || LibraryABIVersion() < HeaderABIVersion() {
+	if LibraryABIVersion()>>16 != 1 || LibraryABIVersion() < MinABIVersion {
 		t.Fatalf("library ABI %#x", LibraryABIVersion())
 	}
 	if VersionString() == "" {
@@ -516,5 +516,46 @@ func TestErrorIs(t *testing.T) {
 		if s.CodeName != codeName(s.Code) {
 			t.Fatalf("sentinel %d is named %q, the library says %q", s.Code, s.CodeName, codeName(s.Code))
 		}
+	}
+}
+
+// ABI 1.5: a constant placed on a GPU carries that device in its type (a GPU graph's scalars
+// need not span devices); no GPU is needed to build such a graph.
+func TestConstantsArePlacedWhereAsked(t *testing.T) {
+	g, err := NewGraph("placed")
+	must(t, err)
+	defer g.Close()
+	half, err := FromFloat32s([]float32{0.5}, []int64{})
+	must(t, err)
+	defer half.Close()
+	onHost, err := g.AddConstant(half)
+	must(t, err)
+	onGPU, err := g.AddConstantOn(half, GPURef(1))
+	must(t, err)
+	if d, err := onHost.Device(); err != nil || d != CPURef() {
+		t.Fatalf("plain constant on %v (%v)", d, err)
+	}
+	if d, err := onGPU.Device(); err != nil || d != GPURef(1) || d.String() != "gpu:1" {
+		t.Fatalf("placed constant on %v (%v)", d, err)
+	}
+	if s, err := onGPU.Type(); err != nil || s != "tensor<[], float32, gpu:1>" {
+		t.Fatalf("type %q (%v)", s, err)
+	}
+	// CPURef() is a plain constant.
+	c, err := g.AddConstantOn(half, CPURef())
+	must(t, err)
+	if d, err := c.Device(); err != nil || d != CPURef() {
+		t.Fatalf("host constant on %v (%v)", d, err)
+	}
+	// A bad device id is the library's INVALID_ARGUMENT; a closed tensor the binding's error.
+	_, err = g.AddConstantOn(half, GPURef(-1))
+	if e := asError(t, err); e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "device id -1") {
+		t.Fatal(e)
+	}
+	closed, err := FromFloat32s([]float32{1}, []int64{1})
+	must(t, err)
+	closed.Close()
+	if _, err := g.AddConstantOn(closed, GPURef(0)); err == nil {
+		t.Fatal("a closed tensor was added")
 	}
 }

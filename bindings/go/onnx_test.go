@@ -121,7 +121,7 @@ func TestOnnxErrors(t *testing.T) {
 		says string
 	}{
 		{"unknown_op.onnx", tinyOnnx(13, "Frobnicate"), ErrUnimplemented, "operator 'Frobnicate'"},
-		{"old_opset.onnx", tinyOnnx(7, "MatMul"), ErrUnimplemented, "opset"},
+		{"old_opset.onnx", tinyOnnx(6, "MatMul"), ErrUnimplemented, "opset 6"},
 		{"truncated.onnx", good[:len(good)-7], nil, "truncated"},
 	}
 	for _, c := range cases {
@@ -139,6 +139,41 @@ func TestOnnxErrors(t *testing.T) {
 	}
 	_, err = ctx.CompileFile(filepath.Join(t.TempDir(), "absent.onnx"), nil)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "absent.onnx") {
+		t.Fatal(err)
+	}
+}
+
+// ABI 1.5: an ONNX model carries no placement; CompileOptions.FileDevice moves it onto one of
+// the context's devices (here the host, which every machine has) and it runs there.
+func TestOnnxFileDevice(t *testing.T) {
+	ctx, err := NewContext(1)
+	must(t, err)
+	defer ctx.Close()
+	cpu, err := CPU()
+	must(t, err)
+	defer cpu.Close()
+	cm, err := ctx.CompileFile(writeFile(t, "placed.onnx", tinyOnnx(13, "MatMul")), &CompileOptions{FileDevice: cpu})
+	must(t, err)
+	defer cm.Close()
+	inputs, err := cm.Inputs()
+	must(t, err)
+	if len(inputs) != 1 || inputs[0].Device != CPURef() {
+		t.Fatalf("inputs %v", inputs)
+	}
+	m, err := cm.NewModel(nil)
+	must(t, err)
+	defer m.Close()
+	x := []float32{1, 2, 3, -1, 0, 4}
+	xt, err := FromFloat32s(x, []int64{2, 3})
+	must(t, err)
+	defer xt.Close()
+	assertClose(t, run1(t, m, xt), onnxReference(x, onnxW, onnxB))
+
+	// A closed device is an error, not a crash.
+	closed, err := NewDevice(DeviceCPU, 0)
+	must(t, err)
+	closed.Close()
+	if _, err := ctx.CompileFile(writeFile(t, "again.onnx", tinyOnnx(13, "MatMul")), &CompileOptions{FileDevice: closed}); !errors.Is(err, &Error{Code: CodeFailedPrecondition}) {
 		t.Fatal(err)
 	}
 }

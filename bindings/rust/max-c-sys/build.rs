@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 /// The oldest library these declarations may link against: they declare ABI 1.4 symbols
-/// (the device graphs, `max_model_capture` and friends).
+/// (the device graphs, `max_model_capture` and friends). The ABI 1.5 additions are declared
+/// too, but `max-c` only reaches `max_graph_add_constant_on` through a run-time lookup, so a
+/// 1.4 library still links (and `file_device` is a struct field, refused by it only when set).
 const MIN_VERSION: &str = "1.4";
 
 fn main() {

@@ -1,4 +1,4 @@
-//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.4).
+//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.5).
 //!
 //! Written by hand; `tests/header.rs` parses the header and checks that every function,
 //! constant and parameter type here matches it, so a drift fails `cargo test`.
@@ -106,7 +106,7 @@ pub struct DLManagedTensorVersioned {
 
 // ---- versions ----
 pub const MAX_ABI_VERSION_MAJOR: u32 = 1;
-pub const MAX_ABI_VERSION_MINOR: u32 = 4;
+pub const MAX_ABI_VERSION_MINOR: u32 = 5;
 pub const MAX_ABI_VERSION: u32 = (MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR;
 
 // ---- opaque handles ----
@@ -234,7 +234,9 @@ pub const MAX_OP_ATTR_DEFAULTED: i32 = 2;
 // ---- engine (ABI 1.2) ----
 /// Compile options. Fill with [`max_compile_options_init`] (which sets `struct_size` and the
 /// defaults) before changing fields: the library reads `struct_size` to know which fields
-/// this program knows about.
+/// this program knows about. An older library reads the fields it knows and refuses a
+/// nonzero value in those it does not (INVALID_ARGUMENT): leave the newer fields at their
+/// defaults to stay compatible with it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct max_compile_options_t {
@@ -243,6 +245,13 @@ pub struct max_compile_options_t {
     pub enable_constant_folding: i32,
     pub fold_limit_bytes: u64,
     pub plan_cache_capacity: i64,
+    /// ABI 1.4. 1: an input on another device than the model's is copied to it on each call;
+    /// 0, the default: such an input is INVALID_ARGUMENT.
+    pub copy_inputs_to_device: i32,
+    /// ABI 1.5. For `max_context_compile_file`: the device (one of the context's) a model file
+    /// wholly on the host is moved onto before it compiles; NULL, the default, keeps the
+    /// file's own placement. Borrowed for the call.
+    pub file_device: *const max_device_t,
 }
 
 // ---- weights (ABI 1.3) ----
@@ -359,6 +368,8 @@ extern "C" {
     pub fn max_graph_name(graph: *const max_graph_t, out_name: *mut *const c_char) -> St;
     pub fn max_graph_add_input(graph: *mut max_graph_t, name: *const c_char, dtype: max_dtype_t, dims: *const max_dim_t, rank: i32, device_kind: max_device_ref_kind_t, device_id: i32, out_value: *mut *mut max_value_t) -> St;
     pub fn max_graph_add_constant(graph: *mut max_graph_t, tensor: *const max_tensor_t, out_value: *mut *mut max_value_t) -> St;
+    // ABI 1.5 (linking a call to it needs a 1.5 library; the `max-c` crate looks it up at run time)
+    pub fn max_graph_add_constant_on(graph: *mut max_graph_t, tensor: *const max_tensor_t, device_kind: max_device_ref_kind_t, device_id: i32, out_value: *mut *mut max_value_t) -> St;
     pub fn max_graph_add_weight(graph: *mut max_graph_t, name: *const c_char, dtype: max_dtype_t, dims: *const max_dim_t, rank: i32, device_kind: max_device_ref_kind_t, device_id: i32, out_value: *mut *mut max_value_t) -> St;
     pub fn max_graph_add_op(graph: *mut max_graph_t, op: *const c_char, version: i32, inputs: *const *mut max_value_t, num_inputs: usize, attrs: *const max_attrs_t, outputs: *mut *mut max_value_t, capacity: usize, out_num_outputs: *mut usize) -> St;
     pub fn max_graph_set_outputs(graph: *mut max_graph_t, values: *const *mut max_value_t, names: *const *const c_char, num_outputs: usize) -> St;
@@ -476,19 +487,22 @@ mod tests {
         assert_eq!(size_of::<max_context_options_t>(), 32);
         assert_eq!(size_of::<max_dim_t>(), 16);
         assert_eq!(align_of::<max_dim_t>(), 8);
-        assert_eq!(size_of::<max_compile_options_t>(), 32);
+        assert_eq!(size_of::<max_compile_options_t>(), 48);
         assert_eq!(align_of::<max_compile_options_t>(), 8);
     }
 
     #[test]
     fn compile_options_offsets_match_header() {
-        // offsetof() in the header's layout: size_t, int32, int32, uint64, int64.
+        // offsetof() in the header's layout: size_t, int32, int32, uint64, int64, int32
+        // (ABI 1.4), const max_device_t* (ABI 1.5).
         let o: max_compile_options_t = unsafe { std::mem::zeroed() };
         let base = &o as *const _ as usize;
         assert_eq!(&o.enable_fusion as *const _ as usize - base, 8);
         assert_eq!(&o.enable_constant_folding as *const _ as usize - base, 12);
         assert_eq!(&o.fold_limit_bytes as *const _ as usize - base, 16);
         assert_eq!(&o.plan_cache_capacity as *const _ as usize - base, 24);
+        assert_eq!(&o.copy_inputs_to_device as *const _ as usize - base, 32);
+        assert_eq!(&o.file_device as *const _ as usize - base, 40);
     }
 
     #[test]
@@ -500,6 +514,8 @@ mod tests {
         assert_eq!((o.enable_fusion, o.enable_constant_folding), (1, 1));
         assert_eq!(o.fold_limit_bytes, 1 << 20);
         assert_eq!(o.plan_cache_capacity, 16);
+        assert_eq!(o.copy_inputs_to_device, 0);
+        assert!(o.file_device.is_null());
     }
 
     #[test]

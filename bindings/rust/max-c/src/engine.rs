@@ -35,6 +35,7 @@ pub struct CompileOptions {
     constant_folding: Option<bool>,
     fold_limit_bytes: Option<u64>,
     plan_cache_capacity: Option<i64>,
+    file_device: Option<Device>,
 }
 
 impl CompileOptions {
@@ -65,9 +66,26 @@ impl CompileOptions {
         self
     }
 
+    /// ABI 1.5, for [`Context::compile_file`]: moves a model file wholly on the host (an ONNX
+    /// model, which carries no placement, or a MAXG file of a host graph) onto `device`
+    /// before it compiles, so that it runs there (MAX's `InferenceSession.load(path,
+    /// device=...)`). The device must be one of the context's. Unset, the file keeps its own
+    /// placement. [`Context::compile`] ignores it: a graph names its own devices.
+    ///
+    /// Errors at compile time: FAILED_PRECONDITION when the file already places a value on
+    /// another device ("already placed on gpu:0"); INVALID_ARGUMENT for a device the context
+    /// was not created with; UNIMPLEMENTED with a library older than ABI 1.5.
+    pub fn file_device(mut self, device: &Device) -> Self {
+        self.file_device = Some(device.clone());
+        self
+    }
+
     /// The C struct: the library's defaults (from `max_compile_options_init`, so a newer
-    /// library's defaults win) with this builder's settings on top.
-    fn to_raw(&self) -> Result<sys::max_compile_options_t> {
+    /// library's defaults win) with this builder's settings on top. The struct borrows the
+    /// file device from `self`. Its unset ABI 1.5 fields stay zero, which a 1.4 library
+    /// accepts as the tail of a newer struct. `for_file`: the file device is set only for a
+    /// model file (`max_context_compile` ignores it, so a graph compiles with a 1.4 library).
+    fn to_raw(&self, for_file: bool) -> Result<sys::max_compile_options_t> {
         check_abi()?;
         let mut raw: sys::max_compile_options_t = unsafe { std::mem::zeroed() };
         check(unsafe { sys::max_compile_options_init(&mut raw, std::mem::size_of::<sys::max_compile_options_t>()) })?;
@@ -83,6 +101,10 @@ impl CompileOptions {
         if let Some(n) = self.plan_cache_capacity {
             raw.plan_cache_capacity = n;
         }
+        if let (Some(device), true) = (&self.file_device, for_file) {
+            require_abi_minor(5, "CompileOptions::file_device (a model file placed on a device)")?;
+            raw.file_device = device.ptr;
+        }
         Ok(raw)
     }
 }
@@ -94,22 +116,26 @@ impl Context {
     /// Errors: INVALID_ARGUMENT for a graph that does not verify or has no outputs;
     /// UNIMPLEMENTED naming the op when a node has no CPU kernel for its dtypes.
     pub fn compile(&self, graph: &Graph, options: &CompileOptions) -> Result<CompiledModel> {
-        let raw = options.to_raw()?;
+        let raw = options.to_raw(false)?;
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_context_compile(self.ptr, graph.ptr, &raw, &mut p) })?;
         Ok(CompiledModel { ptr: p })
     }
 
     /// Compiles a model file: a path ending in ".onnx" is imported as an ONNX model (opset
-    /// 13 or newer; its initializers become the compiled model's own weights, which
+    /// 7 or newer; its initializers become the compiled model's own weights, which
     /// [`CompiledModel::init`] binds unless given), anything else is read as a MAXG file
     /// (see [`Graph::save`]).
     ///
+    /// With [`CompileOptions::file_device`], a file wholly on the host is moved onto that
+    /// device first.
+    ///
     /// Errors: NOT_FOUND naming a missing file; DATA_LOSS or INVALID_ARGUMENT, with the
     /// offset, for a damaged file; UNIMPLEMENTED naming an ONNX node whose operator cannot be
-    /// imported; and those of [`Context::compile`].
+    /// imported; FAILED_PRECONDITION for a file_device when the file already places a value
+    /// elsewhere; and those of [`Context::compile`].
     pub fn compile_file(&self, path: impl AsRef<Path>, options: &CompileOptions) -> Result<CompiledModel> {
-        let raw = options.to_raw()?;
+        let raw = options.to_raw(true)?;
         let c = path_cstring(path.as_ref())?;
         let mut p = ptr::null_mut();
         check(unsafe { sys::max_context_compile_file(self.ptr, c.as_ptr(), &raw, &mut p) })?;
@@ -125,6 +151,17 @@ impl Context {
     /// does not carry.
     pub fn load(&self, path: impl AsRef<Path>) -> Result<Model> {
         self.compile_file(path, &CompileOptions::default())?.init(&[])
+    }
+
+    /// MAX's `InferenceSession.load(path, device=...)`: [`Context::load`] with the model
+    /// file moved onto `device`, one of this context's devices (see
+    /// [`CompileOptions::file_device`]; ABI 1.5). An ONNX model carries no placement, so this
+    /// is how one runs on an accelerator.
+    ///
+    /// Errors: those of [`Context::load`]; FAILED_PRECONDITION when the file already places a
+    /// value on another device; INVALID_ARGUMENT for a device not among the context's.
+    pub fn load_on(&self, path: impl AsRef<Path>, device: &Device) -> Result<Model> {
+        self.compile_file(path, &CompileOptions::default().file_device(device))?.init(&[])
     }
 }
 

@@ -1,4 +1,4 @@
-//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.4), named like
+//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.5), named like
 //! Modular's MAX: a [`Context`] (InferenceSession) compiles a [`Graph`] built with typed op
 //! helpers ([`ops`](mod@ops)), or a MAXG or ONNX file ([`Context::compile_file`]), into a
 //! [`CompiledModel`]; binding weights (tensors by name, or a [`Weights`] registry filled from
@@ -27,7 +27,10 @@
 //! * Every fallible call returns [`Result<T>`]; the library's status (code + message) becomes an
 //!   [`Error`] and the status object is always released. Bad input is an `Err`, never a panic.
 //! * The ABI is checked once ([`check_abi`]) before the first handle is made: a library older
-//!   than ABI 1.4 gives FAILED_PRECONDITION with the library's readable message.
+//!   than ABI 1.4 ([`MIN_ABI_VERSION`]) gives FAILED_PRECONDITION with the library's readable
+//!   message. The ABI 1.5 additions ([`CompileOptions::file_device`],
+//!   [`Graph::add_constant_on`]) are used only when asked for, and give UNIMPLEMENTED on a 1.4
+//!   library; everything else works with it.
 //! * Handles release on `Drop`; `Clone` retains where sharing is sound. Children keep their
 //!   parents alive, so handles may be dropped in any order.
 //! * `Context`, `Device` and `Tensor` are `Send + Sync` (the header says thread-safe);
@@ -170,6 +173,11 @@ fn cstring(s: &str) -> Result<CString> {
 /// The ABI version the bindings were written against, packed as `(major << 16) | minor`.
 pub const ABI_VERSION: u32 = sys::MAX_ABI_VERSION;
 
+/// The oldest library ABI the bindings run against, packed like [`ABI_VERSION`]: 1.4, whose
+/// device graphs ([`Model::capture`]) they link. Newer features check the library's version
+/// when they are used (see [`check_abi`]).
+pub const MIN_ABI_VERSION: u32 = 1 << 16 | 4;
+
 /// The ABI version of the loaded library.
 pub fn abi_version() -> u32 {
     unsafe { sys::max_abi_version() }
@@ -180,11 +188,54 @@ pub fn version_string() -> &'static str {
     unsafe { static_str(sys::max_version_string()) }
 }
 
-/// Checks (once per process; the result is cached) that the loaded library serves this
-/// binding's header version. Called automatically before the first handle is made.
+/// Checks (once per process; the result is cached) that the loaded library serves
+/// [`MIN_ABI_VERSION`], the oldest header these bindings need. Called automatically before
+/// the first handle is made. A library between that and [`ABI_VERSION`] works for everything
+/// but the newer features, which say so (UNIMPLEMENTED) when used.
 pub fn check_abi() -> Result<()> {
     static ABI: OnceLock<Result<()>> = OnceLock::new();
-    ABI.get_or_init(|| check(unsafe { sys::max_check_abi(sys::MAX_ABI_VERSION) })).clone()
+    ABI.get_or_init(|| check(unsafe { sys::max_check_abi(MIN_ABI_VERSION) })).clone()
+}
+
+/// UNIMPLEMENTED unless the loaded library has ABI 1.`minor` (same major) for `what`.
+pub(crate) fn require_abi_minor(minor: u32, what: &str) -> Result<()> {
+    let have = abi_version();
+    if have >> 16 == sys::MAX_ABI_VERSION_MAJOR && have & 0xFFFF >= minor {
+        return Ok(());
+    }
+    Err(Error::new(
+        sys::MAX_STATUS_UNIMPLEMENTED,
+        format!("{what} needs libmax_c ABI {}.{minor}; the loaded library has ABI {}.{}", sys::MAX_ABI_VERSION_MAJOR, have >> 16, have & 0xFFFF),
+    ))
+}
+
+extern "C" {
+    // From the C library (libc, or libdl before glibc 2.34, which std links).
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+}
+
+type AddConstantOnFn = unsafe extern "C" fn(
+    *mut sys::max_graph_t,
+    *const sys::max_tensor_t,
+    sys::max_device_ref_kind_t,
+    i32,
+    *mut *mut sys::max_value_t,
+) -> *mut sys::max_status_t;
+
+/// `max_graph_add_constant_on` (ABI 1.5), looked up at run time rather than linked, so that
+/// these bindings still link and load with a 1.4 library (whose symbol table lacks it).
+fn add_constant_on_fn() -> Result<AddConstantOnFn> {
+    static FN: OnceLock<Option<AddConstantOnFn>> = OnceLock::new();
+    require_abi_minor(5, "a constant placed on a device (max_graph_add_constant_on)")?;
+    let f = FN.get_or_init(|| {
+        // RTLD_DEFAULT (NULL on glibc) searches this object's scope, which holds libmax_c.
+        let p = unsafe { dlsym(ptr::null_mut(), c"max_graph_add_constant_on".as_ptr()) };
+        // SAFETY: the symbol is the header's function, whose signature the type mirrors (and
+        // max-c-sys's header test checks the declaration).
+        (!p.is_null()).then(|| unsafe { std::mem::transmute::<*mut c_void, AddConstantOnFn>(p) })
+    });
+    // A library claiming 1.5 exports it; the lookup can only miss for an odd link setup.
+    f.ok_or_else(|| Error::new(sys::MAX_STATUS_UNIMPLEMENTED, "max_graph_add_constant_on is not found in the loaded libmax_c"))
 }
 
 /// The library's process-wide log level (messages go to stderr; the default is `Warning`,
@@ -482,6 +533,7 @@ impl PartialEq for Device {
         self.ptr == other.ptr
     }
 }
+impl Eq for Device {}
 
 /// Number of accelerators this process can use.
 pub fn accelerator_count() -> Result<i32> {
@@ -1092,10 +1144,27 @@ impl Graph {
         check(unsafe { sys::max_graph_add_weight(self.ptr, c.as_ptr(), dtype as i32, d.dims.as_ptr(), rank_of_len(d.dims.len())?, k, id, &mut v) })?;
         Ok(self.value(v))
     }
-    /// Adds a constant holding a copy of a host tensor's elements.
+    /// Adds a constant holding a copy of a host tensor's elements, placed on the host (cpu:0).
     pub fn add_constant(&self, tensor: &Tensor) -> Result<Value<'_>> {
         let mut v = ptr::null_mut();
         check(unsafe { sys::max_graph_add_constant(self.ptr, tensor.ptr, &mut v) })?;
+        Ok(self.value(v))
+    }
+    /// Adds a constant holding a copy of `tensor`'s elements placed on `device` (ABI 1.5): a
+    /// GPU graph's scalars and tables live on its GPU, as a graph does not span devices. The
+    /// tensor may be on any device (its elements are read now); no GPU is needed to build
+    /// the graph. `DeviceRef::CPU` is [`Graph::add_constant`].
+    ///
+    /// Errors: INVALID_ARGUMENT for a bad device kind or id; UNIMPLEMENTED for another device
+    /// than the host with a library older than ABI 1.5.
+    pub fn add_constant_on(&self, tensor: &Tensor, device: DeviceRef) -> Result<Value<'_>> {
+        if device == DeviceRef::CPU {
+            return self.add_constant(tensor);
+        }
+        let add = add_constant_on_fn()?;
+        let (k, id) = device.raw();
+        let mut v = ptr::null_mut();
+        check(unsafe { add(self.ptr, tensor.ptr, k, id, &mut v) })?;
         Ok(self.value(v))
     }
     /// Adds op `op` (newest version) and returns its outputs. A failure leaves the graph as

@@ -610,6 +610,15 @@ impl Graph {
     pub fn scalar<T: Element>(&self, value: T) -> Result<Value<'_>> {
         self.constant(&[value], &[])
     }
+    /// [`Graph::constant`] placed on `device` (MAX's `ops.constant(value, dtype, device)`;
+    /// see [`Graph::add_constant_on`]).
+    pub fn constant_on<T: Element>(&self, data: &[T], shape: &[i64], device: DeviceRef) -> Result<Value<'_>> {
+        self.add_constant_on(&Tensor::from_slice(data, shape)?, device)
+    }
+    /// A rank-0 constant on `device`: a scalar for a graph placed there.
+    pub fn scalar_on<T: Element>(&self, value: T, device: DeviceRef) -> Result<Value<'_>> {
+        self.constant_on(&[value], &[], device)
+    }
     /// MAX's `constant_external(name, type)`: the same as [`Graph::add_weight`].
     pub fn constant_external<D: Into<Dim>>(&self, name: &str, dtype: DType, dims: impl IntoIterator<Item = D>) -> Result<Value<'_>> {
         self.add_weight(name, dtype, dims)

@@ -224,3 +224,25 @@ fn save_and_load() {
     assert_eq!(e.code, 5, "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn constants_are_placed_where_asked() {
+    // ABI 1.5: a constant placed on a GPU carries that device in its type (a GPU graph's
+    // scalars need not span devices); no GPU is needed to build such a graph.
+    let g = Graph::new("placed").unwrap();
+    let t = Tensor::from_slice(&[0.5f32], &[]).unwrap();
+    let on_host = g.add_constant(&t).unwrap();
+    let on_gpu = g.add_constant_on(&t, DeviceRef::Gpu(1)).unwrap();
+    assert_eq!(on_host.device().unwrap(), DeviceRef::Cpu(0));
+    assert_eq!(on_gpu.device().unwrap(), DeviceRef::Gpu(1));
+    assert_eq!(on_gpu.type_string().unwrap(), "tensor<[], float32, gpu:1>");
+    // The host through add_constant_on is a plain constant; the ops helpers place too.
+    assert_eq!(g.add_constant_on(&t, DeviceRef::CPU).unwrap().device().unwrap(), DeviceRef::CPU);
+    assert_eq!(g.scalar_on(2i64, DeviceRef::Gpu(0)).unwrap().device().unwrap(), DeviceRef::Gpu(0));
+    let c = g.constant_on(&[1.0f32, 2.0], &[2], DeviceRef::Gpu(0)).unwrap();
+    assert_eq!(c.type_string().unwrap(), "tensor<[2], float32, gpu:0>");
+    // A bad device id is the library's INVALID_ARGUMENT.
+    let e = g.add_constant_on(&t, DeviceRef::Gpu(-1)).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
+    assert!(e.message.contains("device id -1"), "{e}");
+}

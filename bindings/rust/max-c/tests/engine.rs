@@ -288,6 +288,42 @@ fn compile_file_round_trip() {
 }
 
 #[test]
+fn file_device_places_a_model_file() {
+    // ABI 1.5: CompileOptions::file_device moves a MAXG file wholly on the host onto that
+    // device; a file that already places a value elsewhere is refused, naming the device.
+    let dir = std::env::temp_dir().join(format!("max_c_rs_engine_placed_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let host_path = dir.join("mlp.maxg");
+    mlp_graph().save(&host_path).unwrap();
+    let gpu_path = dir.join("on_gpu.maxg");
+    {
+        // Building (and saving) a GPU graph needs no GPU.
+        let g = Graph::new("on_gpu").unwrap();
+        let x = g.add_input_on("x", DType::Float32, [2], DeviceRef::Gpu(0)).unwrap();
+        let y = g.add_op("add", &[&x, &x], &Attrs::new()).unwrap();
+        g.set_outputs(&[&y[0]]).unwrap();
+        g.save(&gpu_path).unwrap();
+    }
+
+    let ctx = Context::new(1).unwrap();
+    let cpu = Device::cpu().unwrap();
+    let options = CompileOptions::default().file_device(&cpu);
+    let compiled = ctx.compile_file(&host_path, &options).unwrap();
+    assert!(compiled.inputs().unwrap()[0].device.is_host().unwrap());
+    let weights = Weights::new(11);
+    let (w, b) = weights.tensors();
+    let model = compiled.init(&[("w", &w), ("b", &b)]).unwrap();
+    let (x, xt) = batch(2, 60);
+    assert_close(&model.execute(&[&xt]).unwrap()[0].to_vec::<f32>().unwrap(), &weights.reference(&x));
+
+    let e = ctx.compile_file(&gpu_path, &options).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_FAILED_PRECONDITION, "{e}");
+    assert!(e.message.contains("already placed on gpu:0"), "{e}");
+    assert_eq!(e.code_name(), "FAILED_PRECONDITION");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn concurrent_executes_on_one_model() {
     const THREADS: usize = 8;
     const RUNS: usize = 200;

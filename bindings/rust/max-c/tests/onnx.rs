@@ -207,6 +207,27 @@ fn onnx_file_compiles_and_runs_with_its_initializers() {
 }
 
 #[test]
+fn file_device_places_an_onnx_model() {
+    // ABI 1.5: an ONNX model carries no placement; file_device moves it onto one of the
+    // context's devices (here the host, the one device every machine has) and it runs there.
+    let file = TempFile::new("placed.onnx", &tiny_model("MatMul"));
+    let ctx = Context::new(1).unwrap();
+    let cpu = Device::cpu().unwrap();
+    let options = CompileOptions::default().file_device(&cpu);
+    assert_ne!(options, CompileOptions::default());
+    let compiled = ctx.compile_file(file.path(), &options).unwrap();
+    assert!(compiled.inputs().unwrap()[0].device.is_host().unwrap());
+    let (want_y, want_p) = reference(&X, &W, &B);
+    let (y, p) = run(&compiled.init(&[]).unwrap(), &X);
+    close(&y, &want_y);
+    close(&p, &want_p);
+    // MAX's InferenceSession.load(path, device=CPU()).
+    let model = ctx.load_on(file.path(), &cpu).unwrap();
+    assert!(model.input_metadata().unwrap()[0].device.is_host().unwrap());
+    close(&run(&model, &X).0, &want_y);
+}
+
+#[test]
 fn bad_onnx_files_are_errors_naming_the_problem() {
     let ctx = Context::new(1).unwrap();
     let options = CompileOptions::default();

@@ -10,6 +10,7 @@ public final class CompileOptions {
   private Boolean constantFolding;
   private Long foldLimitBytes;
   private Long planCacheCapacity;
+  private Device fileDevice;
 
   /** Pattern and elementwise fusion (results stay the same either way). Returns this. */
   public CompileOptions fusion(boolean on) {
@@ -35,7 +36,33 @@ public final class CompileOptions {
     return this;
   }
 
-  /** The C struct: the library's defaults for this struct size, then the fields set here. */
+  /**
+   * ABI 1.5, for {@link Context#compileFile(java.nio.file.Path, CompileOptions)}: moves a model
+   * file wholly on the host (an ONNX model, which carries no placement, or a MAXG file of a host
+   * graph) onto {@code device}, one of the context's devices, before it compiles, so that it runs
+   * there (MAX's {@code InferenceSession.load(path, device=...)}). {@code null}, the default,
+   * keeps the file's own placement. {@link Context#compile(Graph, CompileOptions)} ignores it: a
+   * graph names its own devices. The device is not owned: keep it open while compiling. Returns
+   * this.
+   *
+   * <p>Compiling then throws FAILED_PRECONDITION when the file already places a value on another
+   * device ("already placed on gpu:0"), and UNIMPLEMENTED with a library older than ABI 1.5.
+   */
+  public CompileOptions fileDevice(Device device) {
+    this.fileDevice = device;
+    return this;
+  }
+
+  /** The device set with {@link #fileDevice(Device)}, or null. */
+  public Device fileDevice() {
+    return fileDevice;
+  }
+
+  /**
+   * The C struct: the library's defaults for this struct size, then the fields set here. The file
+   * device is left NULL (the caller sets it while holding the device), so a 1.4 library, which
+   * refuses a nonzero tail it does not know, accepts the struct.
+   */
   MaxC.CompileOptions toNative() {
     MaxC.CompileOptions o = new MaxC.CompileOptions();
     Status.check(MaxLibrary.lib().max_compile_options_init(o, new SizeT(o.size())));

@@ -131,16 +131,29 @@ public final class Context extends NativeHandle {
   }
 
   /**
-   * Compiles a model file: a path ending in {@code .onnx} is imported as an ONNX model (opset 13
+   * Compiles a model file: a path ending in {@code .onnx} is imported as an ONNX model (opset 7
    * or newer), whose initializers become the compiled model's own weights; anything else is read
-   * as a MAXG file (see {@link Graph#save}). The caller owns the result.
+   * as a MAXG file (see {@link Graph#save}). With {@link CompileOptions#fileDevice(Device)} set,
+   * the file is moved onto that device first. The caller owns the result.
    *
    * @throws MaxException NOT_FOUND naming a missing file; DATA_LOSS or INVALID_ARGUMENT, with the
    *     offset, for a corrupt one; UNIMPLEMENTED naming an ONNX node whose operator the importer
-   *     does not know; and as {@link #compile(Graph, CompileOptions)}
+   *     does not know; FAILED_PRECONDITION for a file device when the file already places a value
+   *     elsewhere; and as {@link #compile(Graph, CompileOptions)}
    */
   public CompiledModel compileFile(Path path, CompileOptions options) {
     MaxC.CompileOptions native_ = options == null ? null : options.toNative();
+    Device device = options == null ? null : options.fileDevice();
+    if (device == null) return compileNative(path, native_);
+    MaxLibrary.requireAbiMinor(5, "CompileOptions.fileDevice (a model file placed on a device)");
+    // The device is held (not closed under the call) while the library reads the pointer.
+    return device.with("compileFile", d -> {
+      native_.file_device = d;
+      return compileNative(path, native_);
+    });
+  }
+
+  private CompiledModel compileNative(Path path, MaxC.CompileOptions native_) {
     return with("compileFile", c -> {
       PointerByReference out = new PointerByReference();
       Status.check(MaxLibrary.lib().max_context_compile_file(c, path.toString(), native_, out));
@@ -183,6 +196,21 @@ public final class Context extends NativeHandle {
    */
   public Model load(Path modelFile) {
     try (CompiledModel compiled = compileFile(modelFile)) {
+      return compiled.createModel(Map.of());
+    }
+  }
+
+  /**
+   * MAX's {@code InferenceSession.load(path, device=...)}: {@link #load(Path)} with the model file
+   * moved onto {@code device}, one of this context's devices (see
+   * {@link CompileOptions#fileDevice(Device)}; ABI 1.5). An ONNX model carries no placement, so
+   * this is how one runs on an accelerator. The caller owns the model.
+   *
+   * @throws MaxException as {@link #load(Path)}; FAILED_PRECONDITION when the file already places
+   *     a value on another device; INVALID_ARGUMENT for a device not among the context's
+   */
+  public Model load(Path modelFile, Device device) {
+    try (CompiledModel compiled = compileFile(modelFile, new CompileOptions().fileDevice(device))) {
       return compiled.createModel(Map.of());
     }
   }

@@ -114,7 +114,7 @@ public final class Graph extends NativeHandle {
   }
 
   /**
-   * Adds a constant holding a copy of a host tensor's elements.
+   * Adds a constant holding a copy of a host tensor's elements, placed on the host ({@code cpu:0}).
    *
    * @throws IllegalStateException when either is closed
    */
@@ -122,6 +122,26 @@ public final class Graph extends NativeHandle {
     return locked("addConstant", g -> tensor.with("addConstant", t -> {
       PointerByReference out = new PointerByReference();
       Status.check(MaxLibrary.lib().max_graph_add_constant(g, t, out));
+      return new Value(this, out.getValue());
+    }));
+  }
+
+  /**
+   * Adds a constant holding a copy of {@code tensor}'s elements placed on {@code device} (ABI 1.5):
+   * a GPU graph's scalars and tables live on its GPU, as a graph does not span devices. The tensor
+   * may be on any device (its elements are read now); no GPU is needed to build the graph.
+   * {@link DeviceRef#cpu()} is {@link #addConstant(Tensor)}.
+   *
+   * @throws MaxException INVALID_ARGUMENT for a bad device id; UNIMPLEMENTED for another device
+   *     than the host with a library older than ABI 1.5
+   * @throws IllegalStateException when the graph or the tensor is closed
+   */
+  public Value addConstant(Tensor tensor, DeviceRef device) {
+    if (device.equals(DeviceRef.cpu())) return addConstant(tensor);
+    MaxLibrary.requireAbiMinor(5, "a constant placed on a device (max_graph_add_constant_on)");
+    return locked("addConstant", g -> tensor.with("addConstant", t -> {
+      PointerByReference out = new PointerByReference();
+      Status.check(MaxLibrary.lib().max_graph_add_constant_on(g, t, device.kind().code, device.id(), out));
       return new Value(this, out.getValue());
     }));
   }

@@ -9,7 +9,7 @@ import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
- * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.4) as a JNA interface mapping:
+ * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.5) as a JNA interface mapping:
  * only the functions this binding wraps. Prefer the idiomatic classes ({@link Tensor},
  * {@link Graph}, {@link Model}, ...); use this only for what they do not cover, through
  * {@link MaxLibrary#raw()}, which loads and ABI-checks the library first.
@@ -30,9 +30,16 @@ public interface MaxC extends Library {
   /** {@code MAX_ABI_VERSION_MAJOR} of the header this binding was written against. */
   int ABI_VERSION_MAJOR = 1;
   /** {@code MAX_ABI_VERSION_MINOR} of the header this binding was written against. */
-  int ABI_VERSION_MINOR = 4;
+  int ABI_VERSION_MINOR = 5;
   /** {@code MAX_ABI_VERSION}: (major &lt;&lt; 16) | minor. */
   int ABI_VERSION = (ABI_VERSION_MAJOR << 16) | ABI_VERSION_MINOR;
+  /**
+   * The oldest library ABI this binding runs against (1.4, whose device graphs it binds), packed
+   * like {@link #ABI_VERSION}; the library is checked against it when loaded. The ABI 1.5
+   * additions ({@code max_graph_add_constant_on}, {@code file_device}) are used only when asked
+   * for and give UNIMPLEMENTED with a 1.4 library.
+   */
+  int MIN_ABI_VERSION = (1 << 16) | 4;
 
   /** {@code max_dim_t}: a static {@code size} when {@code expr} is NULL, else a symbolic expression. */
   @Structure.FieldOrder({"size", "expr"})
@@ -51,15 +58,23 @@ public interface MaxC extends Library {
     public int log_level;
   }
 
-  /** {@code max_compile_options_t} (fill it with {@code max_compile_options_init}). */
+  /**
+   * {@code max_compile_options_t} (fill it with {@code max_compile_options_init}). A library older
+   * than a field reads the fields it knows and refuses a nonzero value in the others: leave the
+   * newer fields zero (their defaults) to stay compatible with it.
+   */
   @Structure.FieldOrder({"struct_size", "enable_fusion", "enable_constant_folding", "fold_limit_bytes",
-      "plan_cache_capacity"})
+      "plan_cache_capacity", "copy_inputs_to_device", "file_device"})
   class CompileOptions extends Structure {
     public SizeT struct_size = new SizeT();
     public int enable_fusion;
     public int enable_constant_folding;
     public long fold_limit_bytes;
     public long plan_cache_capacity;
+    /** ABI 1.4: 1 copies an input on another device than the model's to it on each call. */
+    public int copy_inputs_to_device;
+    /** ABI 1.5: the device a model file wholly on the host is moved onto (NULL: keep its own). */
+    public Pointer file_device;
   }
 
   /** {@code DLDevice}: a DLPack device type and id. */
@@ -165,6 +180,9 @@ public interface MaxC extends Library {
   Pointer max_graph_add_input(Pointer graph, String name, int dtype, MaxDim[] dims, int rank, int deviceKind,
       int deviceId, PointerByReference outValue);
   Pointer max_graph_add_constant(Pointer graph, Pointer tensor, PointerByReference outValue);
+  /** ABI 1.5 (JNA binds it on first call: a 1.4 library fails that call, not the load). */
+  Pointer max_graph_add_constant_on(Pointer graph, Pointer tensor, int deviceKind, int deviceId,
+      PointerByReference outValue);
   Pointer max_graph_add_weight(Pointer graph, String name, int dtype, MaxDim[] dims, int rank, int deviceKind,
       int deviceId, PointerByReference outValue);
   Pointer max_graph_add_op(Pointer graph, String op, int version, Pointer[] inputs, SizeT numInputs,

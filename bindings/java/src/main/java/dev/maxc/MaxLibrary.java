@@ -14,9 +14,11 @@ import java.util.Map;
  * <p>Where the library comes from, first match wins: the system property {@code MAX_C_LIBRARY}
  * (a path to the .so), the environment variable {@code MAX_C_LIBRARY}, then JNA's search for
  * {@code max_c} ({@code jna.library.path}, then the system's default search). Right after loading,
- * {@code max_check_abi(MaxC.ABI_VERSION)} must succeed: a library older than the header this
- * binding was written against fails here, with the library's message, instead of with a missing
- * symbol later. The outcome (success or failure) is remembered, so every later use fails the same
+ * {@code max_check_abi(MaxC.MIN_ABI_VERSION)} must succeed: a library older than ABI 1.4, the
+ * oldest this binding runs against, fails here, with the library's message, instead of with a
+ * missing symbol later. A 1.4 library serves everything but the ABI 1.5 additions
+ * ({@link CompileOptions#fileDevice}, {@link Graph#addConstant(Tensor, DeviceRef)} off the host),
+ * which throw UNIMPLEMENTED when used with it. The outcome (success or failure) is remembered, so every later use fails the same
  * way.
  *
  * <p>All methods are thread-safe.
@@ -38,8 +40,8 @@ public final class MaxLibrary {
    *
    * @throws UnsatisfiedLinkError when the library cannot be found or loaded (the message names
    *     every place tried)
-   * @throws MaxException FAILED_PRECONDITION when the library is older than ABI 1.4 (the header
-   *     this binding was written against), with the library's message naming both versions
+   * @throws MaxException FAILED_PRECONDITION when the library is older than ABI 1.4
+   *     ({@link MaxC#MIN_ABI_VERSION}), with the library's message naming both versions
    */
   static MaxC lib() {
     MaxC l = lib;
@@ -88,7 +90,7 @@ public final class MaxLibrary {
           + e.getMessage());
       throw linkFailure;
     }
-    Pointer status = loaded.max_check_abi(MaxC.ABI_VERSION);
+    Pointer status = loaded.max_check_abi(MaxC.MIN_ABI_VERSION);
     if (status != null) {
       int code = loaded.max_status_code(status);
       String name = loaded.max_status_code_name(code);
@@ -123,6 +125,17 @@ public final class MaxLibrary {
   /** The ABI version the loaded library implements, packed like {@link #headerAbiVersion()}. */
   public static int abiVersion() {
     return lib().max_abi_version();
+  }
+
+  /**
+   * Throws UNIMPLEMENTED, naming {@code what}, unless the loaded library has ABI 1.{@code minor}
+   * (the binding's newer features check this before they are used).
+   */
+  static void requireAbiMinor(int minor, String what) {
+    int have = abiVersion();
+    if ((have >>> 16) == MaxC.ABI_VERSION_MAJOR && (have & 0xFFFF) >= minor) return;
+    throw new MaxException(StatusCode.UNIMPLEMENTED, what + " needs libmax_c ABI " + MaxC.ABI_VERSION_MAJOR + "."
+        + minor + "; the loaded library (" + origin + ") has ABI " + formatVersion(have));
   }
 
   /** The library's release version, e.g. {@code "1.2.0"}. */

@@ -462,4 +462,12 @@ public final class Ops {
   public static Value constant(Graph graph, Tensor tensor) {
     return graph.addConstant(tensor);
   }
+
+  /**
+   * A constant in {@code graph} holding a copy of {@code tensor}, placed on {@code device} (MAX's
+   * {@code ops.constant(value, dtype, device)}; see {@link Graph#addConstant(Tensor, DeviceRef)}).
+   */
+  public static Value constant(Graph graph, Tensor tensor, DeviceRef device) {
+    return graph.addConstant(tensor, device);
+  }
 }

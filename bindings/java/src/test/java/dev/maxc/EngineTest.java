@@ -319,6 +319,39 @@ class EngineTest {
     assertEquals(StatusCode.NOT_FOUND, e.code());
   }
 
+  /**
+   * ABI 1.5: a file device moves a MAXG file wholly on the host onto that device; a file that
+   * already places a value elsewhere is refused, naming the device. Compiling a graph ignores it.
+   */
+  @Test
+  void fileDevicePlacesAModelFile(@TempDir Path dir) {
+    Path hostFile = dir.resolve("mlp.maxg");
+    try (Graph g = GraphTest.mlp()) {
+      g.save(hostFile);
+    }
+    Path gpuFile = dir.resolve("on_gpu.maxg");
+    try (Graph g = new Graph("on_gpu")) { // building (and saving) a GPU graph needs no GPU
+      Value x = g.addInput("x", TensorType.of(F32, 2).on(DeviceRef.gpu(0)));
+      g.output(x.add(x));
+      g.save(gpuFile);
+    }
+    try (Device cpu = Device.cpu()) {
+      CompileOptions options = new CompileOptions().fileDevice(cpu);
+      try (CompiledModel cm = context.compileFile(hostFile, options); Model m = cm.createModel(weights(w, b));
+          Tensor x = Tensor.of(gaussian(2 * IN, 7), 2, IN)) {
+        assertEquals(DeviceRef.cpu(), cm.inputs().get(0).device());
+        assertClose(reference(x.toFloatArray(), 2, w, b), run(m, x));
+      }
+      MaxException e = assertThrows(MaxException.class, () -> context.compileFile(gpuFile, options));
+      assertEquals(StatusCode.FAILED_PRECONDITION, e.code());
+      assertEquals("FAILED_PRECONDITION", e.codeName());
+      assertTrue(e.getMessage().contains("already placed on gpu:0"), e.getMessage());
+      try (Graph g = GraphTest.mlp(); CompiledModel cm = context.compile(g, options)) {
+        assertEquals(DeviceRef.cpu(), cm.inputs().get(0).device());
+      }
+    }
+  }
+
   @Test
   void concurrentExecutesGiveIdenticalResults() throws Exception {
     int threads = 8;

@@ -26,6 +26,27 @@ class GraphTest {
     return g;
   }
 
+  /**
+   * ABI 1.5: a constant placed on a GPU carries that device in its type (a GPU graph's scalars
+   * need not span devices); no GPU is needed to build such a graph.
+   */
+  @Test
+  void constantsArePlacedWhereAsked() {
+    try (Graph g = new Graph("placed"); Tensor half = Tensor.of(new float[] {0.5f})) {
+      Value onHost = g.addConstant(half);
+      Value onGpu = g.addConstant(half, DeviceRef.gpu(1));
+      assertEquals(DeviceRef.cpu(), onHost.device());
+      assertEquals(DeviceRef.gpu(1), onGpu.device());
+      assertEquals("gpu:1", onGpu.device().toString());
+      assertEquals("tensor<[], float32, gpu:1>", onGpu.typeString());
+      assertEquals(DeviceRef.cpu(), g.addConstant(half, DeviceRef.cpu()).device());
+      assertEquals(DeviceRef.gpu(0), Ops.constant(g, half, DeviceRef.gpu(0)).device());
+      MaxException bad = assertThrows(MaxException.class, () -> g.addConstant(half, DeviceRef.gpu(-1)));
+      assertEquals(StatusCode.INVALID_ARGUMENT, bad.code());
+      assertTrue(bad.getMessage().contains("device id -1"), bad.getMessage());
+    }
+  }
+
   @Test
   void symbolicBatchFlowsThroughTheTypes() {
     try (Graph g = mlp()) {

@@ -2,6 +2,7 @@ package dev.maxc;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -83,6 +84,31 @@ class OnnxTest {
     }
   }
 
+  /**
+   * ABI 1.5: an ONNX model carries no placement; a file device moves it onto one of the context's
+   * devices (here the host, which every machine has) and it runs there.
+   */
+  @Test
+  void fileDevicePlacesTheModel() throws IOException {
+    Path file = write("placed.onnx", tiny(13, "MatMul"));
+    float[] x = {1, 2, 3, -1, 0, 4};
+    try (Context ctx = Context.create(1); Device cpu = Device.cpu(); Tensor in = Tensor.of(x, 2, 3)) {
+      CompileOptions options = new CompileOptions().fileDevice(cpu);
+      assertSame(cpu, options.fileDevice());
+      try (CompiledModel cm = ctx.compileFile(file, options); Model m = cm.createModel(Map.of())) {
+        assertEquals(DeviceRef.cpu(), cm.inputs().get(0).device());
+        EngineTest.assertClose(reference(x, W, B), EngineTest.run(m, in));
+      }
+      try (Model m = ctx.load(file, cpu)) { // MAX's InferenceSession.load(path, device=CPU())
+        assertEquals(DeviceRef.cpu(), m.inputMetadata().get(0).device());
+        EngineTest.assertClose(reference(x, W, B), EngineTest.run(m, in));
+      }
+      Device closed = Device.cpu();
+      closed.close();
+      assertThrows(IllegalStateException.class, () -> ctx.compileFile(file, new CompileOptions().fileDevice(closed)));
+    }
+  }
+
   @Test
   void badFilesNameTheProblem() throws IOException {
     byte[] good = tiny(13, "MatMul");
@@ -91,9 +117,9 @@ class OnnxTest {
       MaxException op = assertThrows(MaxException.class, () -> ctx.compileFile(write("op.onnx", tiny(13, "Frobnicate"))));
       assertEquals(StatusCode.UNIMPLEMENTED, op.code());
       assertTrue(op.getMessage().contains("operator 'Frobnicate'"), op.getMessage());
-      MaxException opset = assertThrows(MaxException.class, () -> ctx.compileFile(write("old.onnx", tiny(7, "MatMul"))));
+      MaxException opset = assertThrows(MaxException.class, () -> ctx.compileFile(write("old.onnx", tiny(6, "MatMul"))));
       assertEquals(StatusCode.UNIMPLEMENTED, opset.code());
-      assertTrue(opset.getMessage().contains("opset 7"), opset.getMessage());
+      assertTrue(opset.getMessage().contains("opset 6"), opset.getMessage());
       MaxException cut = assertThrows(MaxException.class, () -> ctx.compileFile(write("cut.onnx", truncated)));
       assertEquals(StatusCode.DATA_LOSS, cut.code());
       assertTrue(cut.getMessage().contains("truncated"), cut.getMessage());

@@ -14,16 +14,20 @@ class VersionTest {
     int lib = MaxLibrary.abiVersion();
     int header = MaxLibrary.headerAbiVersion();
     assertEquals(header >>> 16, lib >>> 16, "major");
-    assertTrue((lib & 0xFFFF) >= (header & 0xFFFF), "library " + MaxLibrary.formatVersion(lib) + " is older");
-    assertEquals((1 << 16) | 4, header); // the device graphs of ABI 1.4 (Model.capture ...) are bound
-    assertEquals("1.4", MaxLibrary.formatVersion(header));
+    // The library must serve at least MIN_ABI_VERSION (1.4: the device graphs, Model.capture ...,
+    // are bound); the ABI 1.5 additions check the library's version when used.
+    assertEquals((1 << 16) | 4, MaxC.MIN_ABI_VERSION);
+    assertTrue((lib & 0xFFFF) >= (MaxC.MIN_ABI_VERSION & 0xFFFF), "library " + MaxLibrary.formatVersion(lib) + " is older");
+    assertEquals((1 << 16) | 5, header);
+    assertEquals("1.5", MaxLibrary.formatVersion(header));
     assertTrue(MaxLibrary.versionString().matches("\\d+\\.\\d+\\.\\d+.*"), MaxLibrary.versionString());
     assertFalse(MaxLibrary.origin().isEmpty());
   }
 
   @Test
   void checkAbiAcceptsThisHeaderAndRefusesNewerOnes() {
-    MaxLibrary.checkAbi(MaxC.ABI_VERSION);
+    MaxLibrary.checkAbi(MaxC.MIN_ABI_VERSION);
+    if (MaxLibrary.abiVersion() >= MaxC.ABI_VERSION) MaxLibrary.checkAbi(MaxC.ABI_VERSION);
     MaxLibrary.checkAbi(1 << 16); // 1.0: an older client is served
     MaxException newer = assertThrows(MaxException.class, () -> MaxLibrary.checkAbi((1 << 16) | 999));
     assertEquals(StatusCode.FAILED_PRECONDITION, newer.code());
@@ -37,7 +41,15 @@ class VersionTest {
   void sizeTMatchesThePlatform() {
     // 64-bit Linux: size_t is 8 bytes, and the structs built on it have the C layout.
     assertEquals(Native.POINTER_SIZE, Native.SIZE_T_SIZE);
-    assertEquals(8 + 4 + 4 + 8 + 8, new MaxC.CompileOptions().size());
+    // max_compile_options_t: ..., int32 copy_inputs_to_device at 32 (ABI 1.4), padding, then the
+    // pointer file_device at 40 (ABI 1.5).
+    assertEquals(8 + 4 + 4 + 8 + 8 + 4 + 4 + 8, new MaxC.CompileOptions().size());
+    MaxC.CompileOptions o = new MaxC.CompileOptions();
+    o.copy_inputs_to_device = 7;
+    o.file_device = new com.sun.jna.Pointer(0x1234);
+    o.write();
+    assertEquals(7, o.getPointer().getInt(32));
+    assertEquals(0x1234, com.sun.jna.Pointer.nativeValue(o.getPointer().getPointer(40)));
     assertEquals(8 + 8 + 8 + 4 + 4, new MaxC.ContextOptions().size());
     assertEquals(16, new MaxC.MaxDim().size());
     assertEquals(8, new MaxC.DLDevice().size());
