@@ -732,9 +732,13 @@ MAX_API max_status_t* max_context_compile(max_context_t* context, const max_grap
  * model (opset 7 or newer; its initializers become the compiled model's own weights, which
  * max_model_create binds), anything else is read as a MAXG file (see max_graph_load for its
  * errors). With options->file_device set, the model is moved onto that device first
- * (FAILED_PRECONDITION when the file already places a value elsewhere). UNIMPLEMENTED names
- * the ONNX node and operator we cannot import; DATA_LOSS or INVALID_ARGUMENT, with the
- * offset, a malformed ONNX file. */
+ * (FAILED_PRECONDITION when the file already places a value elsewhere). An ONNX model whose
+ * graph depends on the values of some inputs (a Reshape's shape, a reduction's axes fed as
+ * graph inputs) compiles with the signature its file declares; each distinct set of those
+ * values is then compiled on the execute that first gives it (plan_cache_capacity of them
+ * are kept), and errors of that compile are that execute's. Such a model is not captured
+ * (max_model_capture: UNIMPLEMENTED). UNIMPLEMENTED names the ONNX node and operator we
+ * cannot import; DATA_LOSS or INVALID_ARGUMENT, with the offset, a malformed ONNX file. */
 MAX_API max_status_t* max_context_compile_file(max_context_t* context, const char* path,
                                                const max_compile_options_t* options,
                                                max_compiled_model_t** out_compiled);

@@ -66,10 +66,10 @@ max_status_t* max_context_compile_file(max_context_t* context, const char* path,
     auto& out = out_param(out_compiled, "out_compiled");
     auto ctx = share(context, "context");
     const max_compile_options_t o = read(options);
-    ModelFile file = read_model_file(string_arg(path, "path"), file_placement(o));
-    const CompileSettings settings = translate(o);
+    const std::optional<DeviceRef> placement = file_placement(o);
+    ModelFile file = read_model_file(string_arg(path, "path"), placement);
     out = to_handle<max_compiled_model_t>(
-        CompiledModel::compile(std::move(ctx), file.graph, settings, std::move(file.weights)));
+        CompiledModel::compile_file(std::move(ctx), std::move(file), translate(o), placement));
   });
 }
 

@@ -1,9 +1,13 @@
 #include "engine/compiled_model.h"
 
+#include <algorithm>
+
 #include "base/log.h"
+#include "base/str_cat.h"
 #include "driver/cuda/cuda_device.h"
 #include "engine/executor.h"
 #include "engine/placement.h"
+#include "onnx/input_values_needed.h"
 
 namespace maxc {
 
@@ -84,6 +88,94 @@ Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& gra
   for (const auto& in : model->program_.inputs) all_static = all_static && model->program_.types[in.value].is_static();
   if (all_static) model->plan_for({});
   return model;
+}
+
+Ref<CompiledModel> CompiledModel::compile_specializing(Ref<Context> context, Ref<Device> device,
+                                                       std::shared_ptr<const ValueSpecializer> specializer,
+                                                       const CompileSettings& settings) {
+  if (settings.plan_cache_capacity < 1)
+    fail(Code::kInvalidArgument, "plan_cache_capacity is ", settings.plan_cache_capacity, "; it must be at least 1");
+  auto model = Ref<CompiledModel>::adopt(new CompiledModel(std::move(context), std::move(device), Program{}, settings));
+  for (const auto& [name, type] : specializer->inputs) model->inputs_.push_back(make_ref<TensorSpec>(name, type));
+  for (const auto& [name, type] : specializer->outputs) model->outputs_.push_back(make_ref<TensorSpec>(name, type));
+  const DeviceRef placed = model->device_->is_host() ? DeviceRef::cpu() : DeviceRef::gpu(model->device_->id());
+  for (const auto& [name, t] : specializer->initializers) {
+    TensorType type{t->dtype(), {t->dims().begin(), t->dims().end()}, placed};
+    model->weights_.push_back(make_ref<TensorSpec>(name, std::move(type)));
+  }
+  model->bundled_ = specializer->initializers;
+  model->value_inputs_ = specializer->value_inputs;
+  model->specializer_ = std::move(specializer);
+  return model;
+}
+
+Ref<CompiledModel> CompiledModel::compile_file(Ref<Context> context, ModelFile file, const CompileSettings& settings,
+                                               std::optional<DeviceRef> placement) {
+  if (!file.specializer) return compile(std::move(context), file.graph, settings, std::move(file.weights));
+  Ref<Device> device = context_device(*context, placement.value_or(DeviceRef::cpu()), "the model file");
+  return compile_specializing(std::move(context), std::move(device), std::move(file.specializer), settings);
+}
+
+std::string CompiledModel::value_key(std::span<const Ref<Tensor>> inputs, const std::vector<std::string>& names,
+                                     NamedTensors* values, std::vector<Ref<Tensor>>* rest) const {
+  if (inputs.size() != inputs_.size())
+    fail(Code::kInvalidArgument, "the model takes ", inputs_.size(), " inputs, got ", inputs.size());
+  std::string key;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& name = inputs_[i]->name();
+    if (!inputs[i]) fail(Code::kInvalidArgument, "input '", name, "' is NULL");
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      rest->push_back(inputs[i]);
+      continue;
+    }
+    // Read on the host: these values shape the graph.
+    Ref<Tensor> host = inputs[i]->copy(Device::cpu());
+    key += str_cat(name, ":", dtype_name(host->dtype()), dims_to_string(host->dims()), "=");
+    key.append(reinterpret_cast<const char*>(host->data()), host->byte_size());
+    key += '\n';
+    values->emplace_back(name, std::move(host));
+  }
+  return key;
+}
+
+Ref<CompiledModel> CompiledModel::specialized(std::span<const Ref<Tensor>> inputs, std::vector<Ref<Tensor>>* rest) const {
+  if (!specializer_) fail(Code::kInternal, "specialized() of a model that does not specialize");
+  std::vector<std::string> names;
+  {
+    std::lock_guard lock(mu_);
+    names = value_inputs_;
+  }
+  for (;;) {
+    NamedTensors values;
+    rest->clear();
+    const std::string key = value_key(inputs, names, &values, rest);
+    {
+      std::lock_guard lock(mu_);
+      for (auto it = specialized_.begin(); it != specialized_.end(); ++it) {
+        if (it->first != key) continue;
+        specialized_.splice(specialized_.begin(), specialized_, it);
+        return specialized_.front().second;
+      }
+    }
+    try {
+      // Read and compiled outside the lock, as plans are built.
+      ModelFile file = specializer_->read(values);
+      Ref<CompiledModel> compiled = compile(context_, file.graph, settings_, std::move(file.weights));
+      std::lock_guard lock(mu_);
+      specialized_.emplace_front(key, compiled);
+      if (specialized_.size() > static_cast<size_t>(settings_.plan_cache_capacity)) specialized_.pop_back();
+      return compiled;
+    } catch (const onnx::InputValuesNeeded& e) {
+      // The bound values made further shape operands computable but not all: those need
+      // the values of more inputs, which every call gives.
+      size_t before = names.size();
+      for (const std::string& more : e.inputs())
+        if (std::find(names.begin(), names.end(), more) == names.end()) names.push_back(more);
+      if (names.size() == before) throw;
+      std::lock_guard lock(mu_);
+      value_inputs_ = names;
+    }
+  }
 }
 
 std::shared_ptr<ExecPlan> CompiledModel::plan_for(const SymbolValues& symbols) const {

@@ -7,6 +7,8 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <span>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "driver/tensor_list.h"
 #include "engine/context.h"
 #include "engine/exec_plan.h"
+#include "engine/model_file.h"
 #include "engine/tensor_spec.h"
 
 namespace maxc {
@@ -37,6 +40,22 @@ class CompiledModel : public Object {
   // a Model binds them for every weight it is not given.
   static Ref<CompiledModel> compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings,
                                     NamedTensors bundled = {});
+  // A model file whose graph depends on the values of some inputs (ModelFile::specializer),
+  // on `device`: its signature now, and a compiled model per set of those values later
+  // (specialized). Every initializer of the file is a weight of its signature.
+  static Ref<CompiledModel> compile_specializing(Ref<Context> context, Ref<Device> device,
+                                                 std::shared_ptr<const ValueSpecializer> specializer,
+                                                 const CompileSettings& settings);
+  // The model compiled for a file as it reads (no specialization), or per input values.
+  static Ref<CompiledModel> compile_file(Ref<Context> context, ModelFile file, const CompileSettings& settings,
+                                         std::optional<DeviceRef> placement);
+
+  bool specializes() const { return specializer_ != nullptr; }
+  // For a specializing model: the model compiled for the values of `inputs` (every input,
+  // in signature order; the value inputs are read on the host), cached per distinct values
+  // (plan_cache_capacity of them) or read and compiled now; *rest gets the inputs it takes.
+  // The errors of reading and compiling the file with those values.
+  Ref<CompiledModel> specialized(std::span<const Ref<Tensor>> inputs, std::vector<Ref<Tensor>>* rest) const;
 
   const Program& program() const { return program_; }
   const Ref<Context>& context() const { return context_; }
@@ -47,6 +66,7 @@ class CompiledModel : public Object {
   const std::vector<Ref<TensorSpec>>& weights() const { return weights_; }
   const NamedTensors& bundled_weights() const { return bundled_; }
   bool copies_inputs() const { return settings_.copy_inputs; }
+  const CompileSettings& settings() const { return settings_; }
 
   // The plan for these symbol values: cached (least recently used goes first) or built now.
   std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;
@@ -56,6 +76,9 @@ class CompiledModel : public Object {
 
  private:
   CompiledModel(Ref<Context> context, Ref<Device> device, Program program, const CompileSettings& settings);
+  // The values of the value inputs, as a cache key; the inputs that are not value inputs.
+  std::string value_key(std::span<const Ref<Tensor>> inputs, const std::vector<std::string>& names,
+                        NamedTensors* values, std::vector<Ref<Tensor>>* rest) const;
 
   Ref<Context> context_;
   Ref<Device> device_;
@@ -67,6 +90,9 @@ class CompiledModel : public Object {
   std::vector<const void*> constant_addresses_;
   mutable std::mutex mu_;
   mutable std::list<std::pair<SymbolValues, std::shared_ptr<ExecPlan>>> plans_;  // most recent first
+  std::shared_ptr<const ValueSpecializer> specializer_;
+  mutable std::vector<std::string> value_inputs_;  // under mu_: grows as reads need more
+  mutable std::list<std::pair<std::string, Ref<CompiledModel>>> specialized_;  // under mu_, most recent first
 };
 
 // Runs one node on constant inputs at compile time: the constant folder's evaluator.

@@ -1,5 +1,6 @@
 #include "engine/model.h"
 
+#include <algorithm>
 #include <map>
 
 #include "base/str_cat.h"
@@ -28,10 +29,19 @@ void check_weight(const std::string& name, const TensorType& want, const Tensor&
 }
 
 // The declared weights that `registry` has, by name.
-NamedTensors declared_in(const Program& p, const WeightsRegistry& registry) {
+NamedTensors declared_in(const CompiledModel& c, const WeightsRegistry& registry) {
   NamedTensors result;
-  for (const auto& w : p.weights)
-    if (registry.contains(w.name)) result.emplace_back(w.name, registry.tensor(w.name));
+  for (const auto& w : c.weights())
+    if (registry.contains(w->name())) result.emplace_back(w->name(), registry.tensor(w->name()));
+  return result;
+}
+
+// The entries of `weights` that `c` declares.
+NamedTensors declared_by(const CompiledModel& c, const NamedTensors& weights) {
+  NamedTensors result;
+  for (const auto& [name, t] : weights)
+    for (const auto& w : c.weights())
+      if (w->name() == name) result.emplace_back(name, t);
   return result;
 }
 
@@ -107,7 +117,44 @@ Model::Weights Model::merge(const Weights& base, const NamedTensors& updates, bo
   return result;
 }
 
+NamedTensors Model::checked_weights(NamedTensors base, const NamedTensors& updates) const {
+  for (const auto& [name, tensor] : updates) {
+    const auto& specs = compiled_->weights();
+    auto spec = std::find_if(specs.begin(), specs.end(), [&](const auto& w) { return w->name() == name; });
+    if (spec == specs.end()) fail(Code::kInvalidArgument, "weight '", name, "' is not a weight of this model");
+    if (!tensor) fail(Code::kInvalidArgument, "weight '", name, "' is NULL");
+    check_weight(name, (*spec)->type(), *tensor);
+    auto same = std::find_if(base.begin(), base.end(), [&](const auto& w) { return w.first == name; });
+    if (same != base.end()) same->second = tensor;
+    else base.emplace_back(name, tensor);
+  }
+  return base;
+}
+
+Ref<Model> Model::specialized(std::span<const Ref<Tensor>> inputs, std::vector<Ref<Tensor>>* rest) const {
+  Ref<CompiledModel> compiled = compiled_->specialized(inputs, rest);
+  std::lock_guard lock(mu_);
+  auto it = specialized_.find(compiled.get());
+  if (it != specialized_.end()) return it->second.second;
+  // No more than the compiled model keeps specializations: past that, start over.
+  if (specialized_.size() >= static_cast<size_t>(compiled_->settings().plan_cache_capacity)) specialized_.clear();
+  Ref<Model> model = create(compiled, declared_by(*compiled, given_));
+  specialized_.emplace(compiled.get(), std::make_pair(compiled, model));
+  return model;
+}
+
+void Model::refuse_capture() const {
+  if (compiled_->specializes())
+    fail(Code::kUnimplemented, "a model whose graph depends on input values is compiled per set of them, and is "
+                               "not captured as one device graph");
+}
+
 Ref<Model> Model::create(Ref<CompiledModel> compiled, const NamedTensors& weights) {
+  if (compiled->specializes()) {
+    auto model = Ref<Model>::adopt(new Model(std::move(compiled), nullptr));
+    model->given_ = model->checked_weights({}, weights);
+    return model;
+  }
   NamedTensors all = weights;
   for (const auto& bundled : compiled->bundled_weights()) {
     bool given = false;
@@ -120,13 +167,19 @@ Ref<Model> Model::create(Ref<CompiledModel> compiled, const NamedTensors& weight
 }
 
 Ref<Model> Model::create(Ref<CompiledModel> compiled, const WeightsRegistry& registry) {
-  NamedTensors weights = declared_in(compiled->program(), registry);
+  NamedTensors weights = declared_in(*compiled, registry);
   return create(std::move(compiled), weights);
 }
 
-void Model::reload(const WeightsRegistry& registry) { reload(declared_in(compiled_->program(), registry)); }
+void Model::reload(const WeightsRegistry& registry) { reload(declared_in(*compiled_, registry)); }
 
 void Model::reload(const NamedTensors& weights) {
+  if (compiled_->specializes()) {
+    std::lock_guard lock(mu_);
+    given_ = checked_weights(given_, weights);
+    specialized_.clear();  // each is bound again, with these, when next run
+    return;
+  }
   auto next = std::make_shared<const BoundWeights>(merge(snapshot()->tensors(), weights, /*require_all=*/false));
   std::lock_guard lock(mu_);
   weights_ = std::move(next);
@@ -138,6 +191,11 @@ std::shared_ptr<const BoundWeights> Model::snapshot() const {
 }
 
 std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> given) const {
+  if (compiled_->specializes()) {
+    std::vector<Ref<Tensor>> rest;
+    Ref<Model> model = specialized(given, &rest);
+    return model->execute(rest);
+  }
   const CheckedInputs inputs = check_inputs(given, *compiled_);
   const PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols), snapshot());
   const std::vector<const void*> in = addresses_of(inputs.dense);
@@ -145,6 +203,7 @@ std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> given) cons
 }
 
 std::vector<Ref<Tensor>> Model::capture(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> given) {
+  refuse_capture();
   const uint64_t key = graph_key(keys, *compiled_->device());
   CheckedInputs inputs = check_inputs(given, *compiled_);
   PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols), snapshot());
@@ -158,6 +217,7 @@ std::vector<Ref<Tensor>> Model::capture(std::span<const uint64_t> keys, std::spa
 std::shared_ptr<const CapturedGraph> Model::captured(std::span<const uint64_t> keys,
                                                      std::span<const Ref<Tensor>> given,
                                                      std::vector<Ref<Tensor>>& dense) const {
+  refuse_capture();
   const uint64_t key = graph_key(keys, *compiled_->device());
   std::shared_ptr<const CapturedGraph> graph;
   {
@@ -188,18 +248,18 @@ void Model::debug_verify_replay(std::span<const uint64_t> keys, std::span<const 
 }
 
 std::vector<Ref<Tensor>> Model::execute_named(const NamedTensors& inputs) const {
-  const Program& p = compiled_->program();
-  std::vector<Ref<Tensor>> ordered(p.inputs.size());
+  const std::vector<Ref<TensorSpec>>& specs = compiled_->inputs();
+  std::vector<Ref<Tensor>> ordered(specs.size());
   for (const auto& [name, tensor] : inputs) {
     size_t k = 0;
-    while (k < p.inputs.size() && p.inputs[k].name != name) ++k;
-    if (k == p.inputs.size()) fail(Code::kNotFound, "the model has no input named '", name, "'");
+    while (k < specs.size() && specs[k]->name() != name) ++k;
+    if (k == specs.size()) fail(Code::kNotFound, "the model has no input named '", name, "'");
     if (ordered[k]) fail(Code::kInvalidArgument, "input '", name, "' is given twice");
     if (!tensor) fail(Code::kInvalidArgument, "input '", name, "' is NULL");
     ordered[k] = tensor;
   }
-  for (size_t k = 0; k < p.inputs.size(); ++k)
-    if (!ordered[k]) fail(Code::kInvalidArgument, "input '", p.inputs[k].name, "' is missing");
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (!ordered[k]) fail(Code::kInvalidArgument, "input '", specs[k]->name(), "' is missing");
   return execute(ordered);
 }
 

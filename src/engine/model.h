@@ -27,6 +27,8 @@ class Model : public Object {
   // came with the compiled model's file (ONNX initializers). NOT_FOUND names a weight neither
   // has; INVALID_ARGUMENT an unknown name, a repeat, or a dtype or shape that differs from
   // the declaration. A weight on another device than the model's is copied to it, once.
+  // A compiled model that specializes on input values binds its weights to the model of
+  // each set of values, when that is first run.
   static Ref<Model> create(Ref<CompiledModel> compiled, const NamedTensors& weights);
 
   // As above, each declared weight taken by name from `registry` where it has one; the
@@ -68,11 +70,20 @@ class Model : public Object {
   // The graph captured under `keys`, its inputs checked against the capture's shapes.
   std::shared_ptr<const CapturedGraph> captured(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs,
                                                 std::vector<Ref<Tensor>>& dense) const;
+  // A specializing model's weights checked against its signature, `base` updated by them.
+  NamedTensors checked_weights(NamedTensors base, const NamedTensors& updates) const;
+  // The model of a specializing compiled model for these inputs' values; *rest gets the
+  // inputs it takes.
+  Ref<Model> specialized(std::span<const Ref<Tensor>> inputs, std::vector<Ref<Tensor>>* rest) const;
+  void refuse_capture() const;
 
   Ref<CompiledModel> compiled_;
   mutable std::mutex mu_;
   std::shared_ptr<const BoundWeights> weights_;
   std::map<uint64_t, std::shared_ptr<const CapturedGraph>> graphs_;  // under mu_
+  // A specializing model's: the weights given, and the model of each compiled specialization.
+  NamedTensors given_;                                                       // under mu_
+  mutable std::map<const CompiledModel*, std::pair<Ref<CompiledModel>, Ref<Model>>> specialized_;  // under mu_
 };
 
 }  // namespace maxc

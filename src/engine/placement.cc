@@ -54,17 +54,17 @@ bool matches(const Device& device, const DeviceRef& ref) {
 
 Ref<Device> placement_device(const Program& p, const Context& context) {
   const Placed placed = common_placement(p);
-  Ref<Device> device;
+  return context_device(context, placed.device, placed.what);
+}
+
+Ref<Device> context_device(const Context& context, DeviceRef ref, const std::string& what) {
   for (const auto& d : context.devices())
-    if (!device && matches(*d, placed.device)) device = d;
+    if (matches(*d, ref)) return d;
   // A context always has a device for the host's work (constant folding, copies), so a CPU
   // graph runs under any context, as MAX's InferenceSession runs one.
-  if (!device && placed.device.kind == DeviceKind::kCpu) device = Device::cpu();
-  if (!device)
-    fail(Code::kInvalidArgument, placed.what, " is placed on ", placed.device.to_string(),
-         ", which is not among the context's devices (", device_list(context),
-         "); create the context with that accelerator");
-  return device;
+  if (ref.kind == DeviceKind::kCpu) return Device::cpu();
+  fail(Code::kInvalidArgument, what, " is placed on ", ref.to_string(), ", which is not among the context's devices (",
+       device_list(context), "); create the context with that accelerator");
 }
 
 }  // namespace maxc

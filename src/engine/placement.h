@@ -17,4 +17,8 @@ namespace maxc {
 // transfers between them are not supported yet).
 Ref<Device> placement_device(const Program& p, const Context& context);
 
+// The context's device for `ref` (the host for cpu:0, as for a graph); INVALID_ARGUMENT
+// naming `what` and listing the context's devices when it has none such.
+Ref<Device> context_device(const Context& context, DeviceRef ref, const std::string& what);
+
 }  // namespace maxc

@@ -46,8 +46,14 @@ std::string symbol_for(const std::string& param) {
 
 class GraphImporter {
  public:
-  GraphImporter(const ModelProto& model, const std::string& base_dir, std::shared_ptr<const MappedFile> file)
-      : model_(model), base_dir_(base_dir), file_(std::move(file)), graph_("main"), values_(graph_) {}
+  GraphImporter(const ModelProto& model, const std::string& base_dir, std::shared_ptr<const MappedFile> file,
+                const NamedTensors& input_values)
+      : model_(model),
+        base_dir_(base_dir),
+        file_(std::move(file)),
+        input_values_(input_values),
+        graph_("main"),
+        values_(graph_) {}
 
   ImportedModel run() {
     const GraphProto& g = model_.graph;
@@ -58,16 +64,9 @@ class GraphImporter {
       fail(Code::kUnimplemented, "onnx: the model defines ", model_.function_count,
            " local functions, which max_c does not support");
     opset_ = default_opset(model_);
-    std::set<std::string> initializer_names;
-    for (const TensorProto& t : g.initializers) {
-      if (t.name.empty()) fail(Code::kInvalidArgument, "onnx: an initializer has no name (at byte ", t.offset, ")");
-      initializer_names.insert(t.name);
-      Ref<Tensor> data = tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_, file_);
-      if (file_ && t.has_raw_data && data->data() != t.raw_data.data()) drop_file_pages(t.raw_data.data(), t.raw_data.size());  // copied: the file's pages are not needed again
-      values_.add_initializer(t.name, std::move(data));
-    }
-    for (const ValueInfoProto& in : g.inputs)
-      if (!initializer_names.count(in.name)) add_input(in);
+    add_initializers();
+    for (const ValueInfoProto& in : graph_inputs()) add_input(in);
+    check_input_values_named();
     const ImportTable& table = import_table();
     for (size_t i = 0; i < g.nodes.size(); ++i) import_node(table, g.nodes[i], i);
     set_outputs();
@@ -75,7 +74,47 @@ class GraphImporter {
     return ImportedModel{std::move(graph_), std::move(weights)};
   }
 
+  OnnxSignature signature() {
+    OnnxSignature sig;
+    for (const TensorProto& t : model_.graph.initializers)
+      sig.initializers.emplace_back(t.name, tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_, file_));
+    for (const ValueInfoProto& in : graph_inputs()) sig.inputs.emplace_back(in.name, input_type(in));
+    for (const ValueInfoProto& out : model_.graph.outputs) {
+      const std::string what = "graph output '" + out.name + "'";
+      if (!out.has_tensor_type) fail(Code::kUnimplemented, "onnx: ", what, " is not a tensor");
+      TensorType type{to_dtype(out.elem_type, what), {}, DeviceRef::cpu()};
+      for (size_t i = 0; i < out.dims.size(); ++i) type.dims.push_back(dim_of(out.dims[i], out.name, i));
+      sig.outputs.emplace_back(out.name, std::move(type));
+    }
+    return sig;
+  }
+
  private:
+  void add_initializers() {
+    for (const TensorProto& t : model_.graph.initializers) {
+      if (t.name.empty()) fail(Code::kInvalidArgument, "onnx: an initializer has no name (at byte ", t.offset, ")");
+      Ref<Tensor> data = tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_, file_);
+      if (file_ && t.has_raw_data && data->data() != t.raw_data.data()) drop_file_pages(t.raw_data.data(), t.raw_data.size());  // copied: the file's pages are not needed again
+      values_.add_initializer(t.name, std::move(data));
+    }
+  }
+
+  // The graph's inputs that are not initializers (old exporters list those as inputs too).
+  std::vector<ValueInfoProto> graph_inputs() const {
+    std::set<std::string> initializers;
+    for (const TensorProto& t : model_.graph.initializers) initializers.insert(t.name);
+    std::vector<ValueInfoProto> inputs;
+    for (const ValueInfoProto& in : model_.graph.inputs)
+      if (!initializers.count(in.name)) inputs.push_back(in);
+    return inputs;
+  }
+
+  void check_input_values_named() const {
+    for (const auto& [name, value] : input_values_)
+      if (!values_.has(name) || values_.get(name, "input_values").is_initializer)
+        fail(Code::kInvalidArgument, "onnx: a value is given for '", name, "', which is not a graph input");
+  }
+
   Dim dim_of(const DimProto& d, const std::string& input, size_t axis) {
     if (d.value) {
       if (*d.value < 0) fail(Code::kInvalidArgument, "onnx: input '", input, "' has the negative dim ", *d.value);
@@ -85,7 +124,7 @@ class GraphImporter {
     return Dim(std::string_view(symbol_for(input + "_dim" + std::to_string(axis))));
   }
 
-  void add_input(const ValueInfoProto& in) {
+  TensorType input_type(const ValueInfoProto& in) {
     std::string what = "graph input '" + in.name + "'";
     if (!in.has_tensor_type)
       fail(Code::kUnimplemented, "onnx: ", what, in.has_other_type ? " is not a tensor" : " has no type",
@@ -94,10 +133,35 @@ class GraphImporter {
       fail(Code::kUnimplemented, "onnx: ", what, " has no shape (unknown rank), which max_c does not support");
     TensorType type{to_dtype(in.elem_type, what), {}, DeviceRef::cpu()};
     for (size_t i = 0; i < in.dims.size(); ++i) type.dims.push_back(dim_of(in.dims[i], in.name, i));
+    return type;
+  }
+
+  // A graph input: a value of the graph, or, when its value is given, a known value.
+  void add_input(const ValueInfoProto& in) {
+    const std::string what = "graph input '" + in.name + "'";
+    const TensorType type = input_type(in);
     Operand op;
+    for (const auto& [name, value] : input_values_)
+      if (name == in.name) {
+        bind_value(op, type, *value, what);
+        return values_.define(in.name, std::move(op), what);
+      }
     op.type = type;
     op.value = graph_.add_input(in.name, type);
+    op.from_inputs = {in.name};
     values_.define(in.name, std::move(op), what);
+  }
+
+  void bind_value(Operand& op, const TensorType& declared, const Tensor& value, const std::string& what) {
+    bool fits = value.dtype() == declared.dtype && value.dims().size() == declared.dims.size();
+    for (size_t i = 0; fits && i < declared.dims.size(); ++i)
+      fits = !declared.dims[i].is_static() || declared.dims[i].static_value() == value.dims()[i];
+    if (!fits)
+      fail(Code::kInvalidArgument, "onnx: the value given for ", what, " is ", dtype_name(value.dtype()),
+           dims_to_string(value.dims()), " but the model declares ", declared);
+    Ref<Tensor> host = value.copy(Device::cpu());
+    op.type = TensorType{host->dtype(), {host->dims().begin(), host->dims().end()}, DeviceRef::cpu()};
+    op.known = std::make_shared<KnownValue>(KnownValue::from_tensor(host));
   }
 
   void import_node(const ImportTable& table, const NodeProto& node, size_t index) {
@@ -124,6 +188,8 @@ class GraphImporter {
              "' refers to a function attribute outside a function");
     try {
       it->second(ctx);
+    } catch (const InputValuesNeeded&) {
+      throw;  // its message names the node already
     } catch (const Error& e) {
       std::string msg = e.what();
       if (msg.rfind("onnx: ", 0) == 0) throw;
@@ -146,41 +212,56 @@ class GraphImporter {
   const ModelProto& model_;
   std::string base_dir_;
   std::shared_ptr<const MappedFile> file_;  // the mapping model_ points into (import_onnx_file)
+  const NamedTensors& input_values_;
   int64_t opset_ = 0;
   Graph graph_;
   ValueTable values_;
 };
 
-ImportedModel import_model(std::span<const uint8_t> bytes, const std::string& base_dir,
-                           std::shared_ptr<const MappedFile> file) {
+ModelProto decode_checked(std::span<const uint8_t> bytes) {
   ModelProto model = decode_model(bytes);
   if (!model.has_graph) fail(Code::kDataLoss, "onnx: the file has no graph (not an ONNX model?)");
-  return GraphImporter(model, base_dir, std::move(file)).run();
+  return model;
 }
 
-}  // namespace
-
-ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir) {
-  if (!data && size) fail(Code::kInvalidArgument, "onnx: no data");
-  return import_model({data, size}, base_dir, nullptr);
-}
-
-ImportedModel import_onnx_file(const std::string& path) {
+// The file mapped, not read: the initializers' raw_data is most of the file, and the aligned
+// ones become views of the mapping instead of copies (a BERT-base file is 440 MB).
+std::shared_ptr<const MappedFile> map_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) fail(Code::kNotFound, "onnx: no file '", path, "'");
   if (!fs::is_regular_file(path, ec)) fail(Code::kInvalidArgument, "onnx: '", path, "' is not a regular file");
-  // Mapped, not read: the initializers' raw_data is most of the file, and the aligned ones
-  // become views of the mapping instead of copies (a BERT-base file is 440 MB).
-  std::shared_ptr<const MappedFile> file;
   try {
-    file = MappedFile::open(path);
+    return MappedFile::open(path);
   } catch (const Error& e) {
     throw Error(e.code(), std::string("onnx: ") + e.what());
   }
-  std::string dir = fs::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  return import_model(file->bytes(), dir, file);
+}
+
+std::string directory_of(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+}  // namespace
+
+ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir,
+                                const NamedTensors& input_values) {
+  if (!data && size) fail(Code::kInvalidArgument, "onnx: no data");
+  const ModelProto model = decode_checked({data, size});
+  return GraphImporter(model, base_dir, nullptr, input_values).run();
+}
+
+ImportedModel import_onnx_file(const std::string& path, const NamedTensors& input_values) {
+  std::shared_ptr<const MappedFile> file = map_file(path);
+  const ModelProto model = decode_checked(file->bytes());
+  return GraphImporter(model, directory_of(path), file, input_values).run();
+}
+
+OnnxSignature onnx_file_signature(const std::string& path) {
+  std::shared_ptr<const MappedFile> file = map_file(path);
+  const ModelProto model = decode_checked(file->bytes());
+  return GraphImporter(model, directory_of(path), file, {}).signature();
 }
 
 }  // namespace maxc::onnx

@@ -15,9 +15,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "driver/tensor_list.h"
 #include "graph/graph.h"
+#include "onnx/input_values_needed.h"
 
 namespace maxc::onnx {
 
@@ -37,9 +40,22 @@ struct ImportedModel {
   NamedTensors weights;  // the initializers the graph declares as weights
 };
 
-// Reads the file; external data resolves relative to its directory.
-ImportedModel import_onnx_file(const std::string& path);
+// Reads the file; external data resolves relative to its directory. The graph inputs named
+// in `input_values` are bound to those values: known at import, they are no inputs of the
+// graph. InputValuesNeeded (an UNIMPLEMENTED error) names the graph inputs whose values the
+// import needs where a shape operand is computed from them (a Reshape's shape fed as an
+// input); INVALID_ARGUMENT for a value whose name is no graph input or whose type differs.
+ImportedModel import_onnx_file(const std::string& path, const NamedTensors& input_values = {});
 // A model image in memory; `base_dir` is where external data resolves ("" refuses it).
-ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir);
+ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir,
+                                const NamedTensors& input_values = {});
+
+// What a model takes and gives as its file declares it, and its initializers: the signature
+// of a model compiled per set of input values, before any is given.
+struct OnnxSignature {
+  std::vector<std::pair<std::string, TensorType>> inputs, outputs;
+  NamedTensors initializers;
+};
+OnnxSignature onnx_file_signature(const std::string& path);
 
 }  // namespace maxc::onnx

@@ -1,6 +1,7 @@
 #include "onnx/node_context.h"
 
 #include <cmath>
+#include <set>
 
 #include "onnx/value_table.h"
 
@@ -31,10 +32,26 @@ const KnownValue* NodeContext::known(size_t i) {
   return operand(i).known.get();
 }
 
+void NodeContext::throw_needs_known(std::initializer_list<size_t> inputs, std::string message) {
+  std::set<std::string> from;
+  for (size_t i : inputs)
+    if (has_input(i)) from.insert(operand(i).from_inputs.begin(), operand(i).from_inputs.end());
+  if (from.empty()) throw Error(Code::kUnimplemented, std::move(message));
+  throw InputValuesNeeded(std::move(message), {from.begin(), from.end()});
+}
+
+std::vector<std::string> NodeContext::outputs_from_inputs() {
+  if (node_.op_type == "Shape" || node_.op_type == "Size") return {};
+  std::set<std::string> from;
+  for (size_t i = 0; i < num_inputs(); ++i)
+    if (has_input(i)) from.insert(operand(i).from_inputs.begin(), operand(i).from_inputs.end());
+  return {from.begin(), from.end()};
+}
+
 std::vector<Dim> NodeContext::known_dims(size_t i, std::string_view what) {
   const KnownValue* k = known(i);
   if (!k || !k->ints)
-    unsupported("input ", i, " '", what, "' must be known when the model is imported (an initializer, a Constant "
+    needs_known({i}, "input ", i, " '", what, "' must be known when the model is imported (an initializer, a Constant "
                 "or computed from shapes); it is computed at run time");
   return *k->ints;
 }
@@ -52,7 +69,7 @@ std::vector<int64_t> NodeContext::known_ints(size_t i, std::string_view what) {
 double NodeContext::known_scalar(size_t i, std::string_view what) {
   const KnownValue* k = known(i);
   std::optional<std::vector<double>> v = k ? k->doubles() : std::nullopt;
-  if (!v) unsupported("input ", i, " '", what, "' must be a constant known when the model is imported");
+  if (!v) needs_known({i}, "input ", i, " '", what, "' must be a constant known when the model is imported");
   if (v->size() != 1) invalid("input ", i, " '", what, "' must hold one value, got ", v->size());
   return (*v)[0];
 }
@@ -104,6 +121,7 @@ void NodeContext::set_output(size_t i, ValueId v) {
   Operand op;
   op.value = v;
   op.type = graph_.type(v);
+  op.from_inputs = outputs_from_inputs();
   values_.define(node_.outputs[i], std::move(op), label());
 }
 

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/str_cat.h"
 #include "graph/graph.h"
+#include "onnx/input_values_needed.h"
 #include "onnx/known_value.h"
 #include "onnx/model_proto.h"
 
@@ -28,6 +30,9 @@ struct Operand {
   std::shared_ptr<const KnownValue> known;
   bool is_initializer = false;
   std::string missing;  // set for an output we did not produce: why
+  // The graph inputs whose values (not only shapes) this one is computed from: what the
+  // model must be specialized on when this value is needed at import (InputValuesNeeded).
+  std::vector<std::string> from_inputs;
 };
 
 class ValueTable;
@@ -93,10 +98,19 @@ class NodeContext {
   [[noreturn]] void invalid(const Parts&... parts) const {
     fail(Code::kInvalidArgument, "onnx: ", label(), ": ", parts...);
   }
+  // The values of `inputs` are needed now but are computed at run time: InputValuesNeeded
+  // naming the graph inputs they come from, or plain UNIMPLEMENTED when they come from none.
+  template <typename... Parts>
+  [[noreturn]] void needs_known(std::initializer_list<size_t> inputs, const Parts&... parts) {
+    throw_needs_known(inputs, str_cat("onnx: ", label(), ": ", parts...));
+  }
 
  private:
   const std::string& input_name(size_t i) const;
   const Operand& operand(size_t i);
+  [[noreturn]] void throw_needs_known(std::initializer_list<size_t> inputs, std::string message);
+  // The graph inputs the node's outputs are computed from (none for Shape and Size).
+  std::vector<std::string> outputs_from_inputs();
 
   const NodeProto& node_;
   size_t index_;

@@ -104,7 +104,7 @@ void import_range(NodeContext& c) {
     const Dim& limit = (*kl->ints)[0];
     if (delta > 0) length = floordiv(limit - start + (delta - 1), delta);
   }
-  if (!length) c.unsupported("the length of the range must be known when the model is imported");
+  if (!length) c.needs_known({0, 1, 2}, "the length of the range must be known when the model is imported");
   c.set_output(0, c.op("range", {c.input(0), c.input(1), c.input(2)}, {{"out_dim", std::vector<Dim>{*length}}}));
 }
 

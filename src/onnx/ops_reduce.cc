@@ -2,6 +2,7 @@
 // axes is a chain of them, then a reshape when keepdims is 0. The L1/L2/LogSum/... family
 // wraps sum/max in elementwise ops. Axes are an input from opset 18 (ReduceSum: 13).
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "onnx/node_context.h"
@@ -71,10 +72,45 @@ ValueId finish(NodeContext& c, ValueId y, const std::vector<int64_t>& axes, bool
   return c.reshape(y, dims);
 }
 
+// The lowest (or highest) value of `dt`: the identity of max (min) and where an empty max
+// (min) lands, as ONNX's reference has it (-inf and inf for floats).
+double extreme(DType dt, bool lowest) {
+  if (dtype_is_float(dt)) return lowest ? -INFINITY : INFINITY;
+  if (dt == DType::kBool) return lowest ? 0 : 1;
+  const int bits = dtype_size_in_bits(dt);
+  if (dtype_is_unsigned_integral(dt)) return lowest ? 0 : std::ldexp(1.0, bits) - 1;
+  return lowest ? -std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits - 1) - 1;
+}
+
+// Whether one of the reduced axes has no elements (a static 0).
+bool reduces_nothing(NodeContext& c, const std::vector<int64_t>& axes) {
+  for (int64_t a : axes)
+    if (c.type(0).dims[static_cast<size_t>(a)] == Dim(0)) return true;
+  return false;
+}
+
+// The reduction of an empty slice, everywhere: x's shape with the reduced axes kept as 1.
+ValueId filled(NodeContext& c, const std::vector<int64_t>& axes, double value) {
+  std::vector<Dim> dims = c.type(0).dims;
+  for (int64_t a : axes) dims[static_cast<size_t>(a)] = Dim(1);
+  return c.op("broadcast_to", {c.scalar(c.dtype(0), value)}, {{"shape", dims}});
+}
+
+// max and min of booleans are "any" and "all": taken over 0 and 1.
+ValueId extremum(NodeContext& c, const char* op, ValueId x, const std::vector<int64_t>& axes) {
+  if (c.type_of(x).dtype != DType::kBool) return chain(c, op, x, axes);
+  return c.cast(chain(c, op, c.cast(x, DType::kUInt8), axes), DType::kBool);
+}
+
 void import_reduce(NodeContext& c, Kind kind, int64_t axes_input_since) {
   Axes ax = reduce_axes(c, c.opset() >= axes_input_since);
   ValueId x = c.input(0);
   bool keep = c.attr_int("keepdims", 1) != 0;
+  const bool extremes = kind == Kind::kMax || kind == Kind::kMin || kind == Kind::kLogSumExp;
+  if (extremes && !ax.noop && c.rank(0) > 0 && reduces_nothing(c, ax.axes)) {
+    const double value = kind == Kind::kMin ? extreme(c.dtype(0), false) : extreme(c.dtype(0), true);
+    return c.set_output(0, finish(c, filled(c, ax.axes, value), ax.axes, keep));
+  }
   if (ax.noop || c.rank(0) == 0) {
     // Nothing is reduced, but the elementwise part still applies.
     switch (kind) {
@@ -90,8 +126,8 @@ void import_reduce(NodeContext& c, Kind kind, int64_t axes_input_since) {
   switch (kind) {
     case Kind::kSum: y = chain(c, "sum", x, axes); break;
     case Kind::kMean: y = chain(c, "mean", x, axes); break;
-    case Kind::kMax: y = chain(c, "max", x, axes); break;
-    case Kind::kMin: y = chain(c, "min", x, axes); break;
+    case Kind::kMax: y = extremum(c, "max", x, axes); break;
+    case Kind::kMin: y = extremum(c, "min", x, axes); break;
     case Kind::kProd:
       for (int64_t a : axes) y = product_along(c, y, a);
       break;

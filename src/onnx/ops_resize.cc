@@ -216,7 +216,7 @@ std::vector<double> known_doubles(NodeContext& c, size_t i, std::string_view wha
   const KnownValue* k = c.known(i);
   auto v = k ? k->doubles() : std::nullopt;
   if (!v)
-    c.unsupported("input ", i, " '", what, "' must be known when the model is imported; it is computed at run time");
+    c.needs_known({i}, "input ", i, " '", what, "' must be known when the model is imported; it is computed at run time");
   return *v;
 }
 

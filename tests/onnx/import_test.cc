@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "onnx_test_util.h"
@@ -322,14 +323,42 @@ TEST(OnnxImport, OperatorVersionNotMappedIsUnimplementedNamingIt) {
   EXPECT_EQ(oldest_mapped_opset("Relu"), kMinOpset);
 }
 
-TEST(OnnxImport, RuntimeShapeOperandIsUnimplemented) {
+// A shape operand computed at run time from graph inputs is InputValuesNeeded naming them
+// (through the ops between, but not through Shape, which reads shapes only); with their
+// values bound the model imports, those inputs known and no longer the graph's.
+TEST(OnnxImport, RuntimeShapeOperandNeedsTheInputsItComesFrom) {
   GraphSpec g;
   g.inputs = {value_info("x", kFloat, {int64_t{6}}), value_info("s", kInt64, {int64_t{2}})};
   g.outputs = {value_info("y", kFloat, {})};
-  g.nodes = {node("Reshape", {"x", "s"}, {"y"})};
-  Error e = import_error(model(g));
-  EXPECT_EQ(e.code(), Code::kUnimplemented);
-  EXPECT_NE(std::string(e.what()).find("(Reshape)"), std::string::npos) << e.what();
+  g.nodes = {node("Shape", {"x"}, {"n"}), node("Add", {"s", "n"}, {"t"}), node("Sub", {"t", "n"}, {"u"}),
+             node("Reshape", {"x", "u"}, {"y"})};
+  const std::string bytes = model(g);
+  auto import = [&](const NamedTensors& values) {
+    return import_onnx_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "", values);
+  };
+  try {
+    import({});
+    FAIL() << "imported a Reshape whose shape is an input";
+  } catch (const InputValuesNeeded& e) {
+    EXPECT_EQ(e.code(), Code::kUnimplemented);
+    EXPECT_NE(std::string(e.what()).find("(Reshape)"), std::string::npos) << e.what();
+    EXPECT_EQ(e.inputs(), std::vector<std::string>{"s"});
+  }
+  auto s = Tensor::create(Device::cpu(), DType::kInt64, {2});
+  const int64_t shape[2] = {2, 3};
+  std::memcpy(s->data(), shape, sizeof shape);
+  ImportedModel m = import({{"s", s}});
+  ASSERT_EQ(m.graph.inputs().size(), 1u);
+  EXPECT_EQ(m.graph.type(m.graph.outputs()[0].value).dims, (std::vector<Dim>{Dim(2), Dim(3)}));
+  auto wrong = Tensor::create(Device::cpu(), DType::kInt32, {2});
+  EXPECT_THROW(import({{"s", wrong}}), Error);
+  try {
+    import({{"nope", s}});
+    FAIL() << "a value for no graph input was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("'nope', which is not a graph input"), std::string::npos) << e.what();
+  }
 }
 
 TEST(OnnxImport, UndefinedInputIsInvalid) {
