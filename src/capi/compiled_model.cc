@@ -2,6 +2,7 @@
 
 #include "capi/capi.h"
 #include "engine/model_file.h"
+#include "engine/placement.h"
 
 using namespace maxc;
 using namespace maxc::capi;
@@ -30,8 +31,7 @@ max_compile_options_t read(const max_compile_options_t* options) {
 // Where options->file_device puts a model file: the graph layer's name for the device.
 std::optional<DeviceRef> file_placement(const max_compile_options_t& o) {
   if (!o.file_device) return std::nullopt;
-  const Device& d = deref(o.file_device, "options->file_device");
-  return d.is_host() ? DeviceRef::cpu() : DeviceRef::gpu(d.id());
+  return device_ref_of(deref(o.file_device, "options->file_device"));
 }
 
 Ref<TensorSpec> spec_at(const std::vector<Ref<TensorSpec>>& specs, size_t index, const char* what) {

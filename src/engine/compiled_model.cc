@@ -45,6 +45,11 @@ void check_weights_static(const Program& p) {
            "; weights need static shapes");
 }
 
+void check_settings(const CompileSettings& settings) {
+  if (settings.plan_cache_capacity < 1)
+    fail(Code::kInvalidArgument, "plan_cache_capacity is ", settings.plan_cache_capacity, "; it must be at least 1");
+}
+
 }  // namespace
 
 CompiledModel::CompiledModel(Ref<Context> context, Ref<Device> device, Program program,
@@ -67,8 +72,7 @@ CompiledModel::CompiledModel(Ref<Context> context, Ref<Device> device, Program p
 
 Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings,
                                           NamedTensors bundled) {
-  if (settings.plan_cache_capacity < 1)
-    fail(Code::kInvalidArgument, "plan_cache_capacity is ", settings.plan_cache_capacity, "; it must be at least 1");
+  check_settings(settings);
   CompileOptions opts;
   opts.fuse = settings.fuse;
   opts.fold_constants = settings.fold_constants;
@@ -93,12 +97,11 @@ Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& gra
 Ref<CompiledModel> CompiledModel::compile_specializing(Ref<Context> context, Ref<Device> device,
                                                        std::shared_ptr<const ValueSpecializer> specializer,
                                                        const CompileSettings& settings) {
-  if (settings.plan_cache_capacity < 1)
-    fail(Code::kInvalidArgument, "plan_cache_capacity is ", settings.plan_cache_capacity, "; it must be at least 1");
+  check_settings(settings);
   auto model = Ref<CompiledModel>::adopt(new CompiledModel(std::move(context), std::move(device), Program{}, settings));
   for (const auto& [name, type] : specializer->inputs) model->inputs_.push_back(make_ref<TensorSpec>(name, type));
   for (const auto& [name, type] : specializer->outputs) model->outputs_.push_back(make_ref<TensorSpec>(name, type));
-  const DeviceRef placed = model->device_->is_host() ? DeviceRef::cpu() : DeviceRef::gpu(model->device_->id());
+  const DeviceRef placed = device_ref_of(*model->device_);
   for (const auto& [name, t] : specializer->initializers) {
     TensorType type{t->dtype(), {t->dims().begin(), t->dims().end()}, placed};
     model->weights_.push_back(make_ref<TensorSpec>(name, std::move(type)));
@@ -151,19 +154,14 @@ Ref<CompiledModel> CompiledModel::specialized(std::span<const Ref<Tensor>> input
     const std::string key = value_key(inputs, names, &values, rest);
     {
       std::lock_guard lock(mu_);
-      for (auto it = specialized_.begin(); it != specialized_.end(); ++it) {
-        if (it->first != key) continue;
-        specialized_.splice(specialized_.begin(), specialized_, it);
-        return specialized_.front().second;
-      }
+      if (const Ref<CompiledModel>* cached = specialized_.find(key)) return *cached;
     }
     try {
       // Read and compiled outside the lock, as plans are built.
       ModelFile file = specializer_->read(values);
       Ref<CompiledModel> compiled = compile(context_, file.graph, settings_, std::move(file.weights));
       std::lock_guard lock(mu_);
-      specialized_.emplace_front(key, compiled);
-      if (specialized_.size() > static_cast<size_t>(settings_.plan_cache_capacity)) specialized_.pop_back();
+      specialized_.put(key, compiled, static_cast<size_t>(settings_.plan_cache_capacity));
       return compiled;
     } catch (const onnx::InputValuesNeeded& e) {
       // The bound values made further shape operands computable but not all: those need
@@ -181,11 +179,7 @@ Ref<CompiledModel> CompiledModel::specialized(std::span<const Ref<Tensor>> input
 std::shared_ptr<ExecPlan> CompiledModel::plan_for(const SymbolValues& symbols) const {
   {
     std::lock_guard lock(mu_);
-    for (auto it = plans_.begin(); it != plans_.end(); ++it) {
-      if (it->first != symbols) continue;
-      if (it != plans_.begin()) plans_.splice(plans_.begin(), plans_, it);
-      return plans_.front().second;
-    }
+    if (const std::shared_ptr<ExecPlan>* cached = plans_.find(symbols)) return *cached;
   }
   // Built outside the lock: two threads meeting a new shape at once may both build it,
   // which costs time but never correctness.
@@ -193,8 +187,7 @@ std::shared_ptr<ExecPlan> CompiledModel::plan_for(const SymbolValues& symbols) c
   MAXC_LOG(kDebug, "planned ", plan->steps.size(), " steps, arena ", plan->arena_bytes, " bytes of ",
            plan->intermediate_bytes, " intermediate");
   std::lock_guard lock(mu_);
-  plans_.emplace_front(symbols, plan);
-  while (static_cast<int64_t>(plans_.size()) > settings_.plan_cache_capacity) plans_.pop_back();
+  plans_.put(symbols, plan, static_cast<size_t>(settings_.plan_cache_capacity));
   return plan;
 }
 

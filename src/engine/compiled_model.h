@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "driver/tensor_list.h"
 #include "engine/context.h"
 #include "engine/exec_plan.h"
+#include "engine/lru_cache.h"
 #include "engine/model_file.h"
 #include "engine/tensor_spec.h"
 
@@ -89,10 +89,10 @@ class CompiledModel : public Object {
   std::vector<Ref<Tensor>> device_constants_;
   std::vector<const void*> constant_addresses_;
   mutable std::mutex mu_;
-  mutable std::list<std::pair<SymbolValues, std::shared_ptr<ExecPlan>>> plans_;  // most recent first
+  mutable LruCache<SymbolValues, std::shared_ptr<ExecPlan>> plans_;  // under mu_
   std::shared_ptr<const ValueSpecializer> specializer_;
   mutable std::vector<std::string> value_inputs_;  // under mu_: grows as reads need more
-  mutable std::list<std::pair<std::string, Ref<CompiledModel>>> specialized_;  // under mu_, most recent first
+  mutable LruCache<std::string, Ref<CompiledModel>> specialized_;  // under mu_
 };
 
 // Runs one node on constant inputs at compile time: the constant folder's evaluator.

@@ -87,43 +87,46 @@ std::string symbols_text(const SymbolValues& symbols) {
 Model::Model(Ref<CompiledModel> compiled, std::shared_ptr<const BoundWeights> weights)
     : Object(ObjectKind::kModel), compiled_(std::move(compiled)), weights_(std::move(weights)) {}
 
+size_t Model::weight_index(const std::string& name) const {
+  const std::vector<Ref<TensorSpec>>& specs = compiled_->weights();
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i]->name() == name) return i;
+  std::string known;
+  for (const auto& w : specs) known += (known.empty() ? "" : ", ") + w->name();
+  fail(Code::kInvalidArgument, "weight '", name, "' is not a weight of this model (it has: ",
+       known.empty() ? "none" : known, ")");
+}
+
+void Model::check_given_weight(const std::string& name, const Ref<Tensor>& tensor) const {
+  const TensorSpec& spec = *compiled_->weights()[weight_index(name)];
+  if (!tensor) fail(Code::kInvalidArgument, "weight '", name, "' is NULL");
+  check_weight(name, spec.type(), *tensor);
+}
+
 Model::Weights Model::merge(const Weights& base, const NamedTensors& updates, bool require_all) const {
-  const Program& p = compiled_->program();
-  std::map<std::string_view, size_t> index;
-  for (size_t i = 0; i < p.weights.size(); ++i) index[p.weights[i].name] = i;
+  const std::vector<Ref<TensorSpec>>& specs = compiled_->weights();
   Weights result = base;
-  result.resize(p.weights.size());
-  std::vector<bool> given(p.weights.size(), false);
+  result.resize(specs.size());
+  std::vector<bool> given(specs.size(), false);
   for (const auto& [name, tensor] : updates) {
-    auto it = index.find(name);
-    if (it == index.end()) {
-      std::string known;
-      for (const auto& w : p.weights) known += (known.empty() ? "" : ", ") + w.name;
-      fail(Code::kInvalidArgument, "weight '", name, "' is not a weight of this model (it has: ",
-           known.empty() ? "none" : known, ")");
-    }
-    if (given[it->second]) fail(Code::kInvalidArgument, "weight '", name, "' is given twice");
-    if (!tensor) fail(Code::kInvalidArgument, "weight '", name, "' is NULL");
-    check_weight(name, p.types[p.weights[it->second].value], *tensor);
-    given[it->second] = true;
+    const size_t i = weight_index(name);
+    if (given[i]) fail(Code::kInvalidArgument, "weight '", name, "' is given twice");
+    check_given_weight(name, tensor);
+    given[i] = true;
     // A weight from any device is copied to the model's once, here: the caller keeps theirs.
-    result[it->second] = dense_on(tensor, compiled_->device());
+    result[i] = dense_on(tensor, compiled_->device());
   }
   if (require_all)
     for (size_t i = 0; i < given.size(); ++i)
       if (!given[i])
-        fail(Code::kNotFound, "weight '", p.weights[i].name, "' (", p.types[p.weights[i].value],
+        fail(Code::kNotFound, "weight '", specs[i]->name(), "' (", specs[i]->type(),
              ") is declared by the graph but was not given");
   return result;
 }
 
 NamedTensors Model::checked_weights(NamedTensors base, const NamedTensors& updates) const {
   for (const auto& [name, tensor] : updates) {
-    const auto& specs = compiled_->weights();
-    auto spec = std::find_if(specs.begin(), specs.end(), [&](const auto& w) { return w->name() == name; });
-    if (spec == specs.end()) fail(Code::kInvalidArgument, "weight '", name, "' is not a weight of this model");
-    if (!tensor) fail(Code::kInvalidArgument, "weight '", name, "' is NULL");
-    check_weight(name, (*spec)->type(), *tensor);
+    check_given_weight(name, tensor);
     auto same = std::find_if(base.begin(), base.end(), [&](const auto& w) { return w.first == name; });
     if (same != base.end()) same->second = tensor;
     else base.emplace_back(name, tensor);

@@ -70,6 +70,11 @@ class Model : public Object {
   // The graph captured under `keys`, its inputs checked against the capture's shapes.
   std::shared_ptr<const CapturedGraph> captured(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs,
                                                 std::vector<Ref<Tensor>>& dense) const;
+  // The position of weight `name` among the compiled model's; INVALID_ARGUMENT listing them
+  // when it has no such weight.
+  size_t weight_index(const std::string& name) const;
+  // Checks `tensor` against weight `name`'s declaration (name, dtype, shape).
+  void check_given_weight(const std::string& name, const Ref<Tensor>& tensor) const;
   // A specializing model's weights checked against its signature, `base` updated by them.
   NamedTensors checked_weights(NamedTensors base, const NamedTensors& updates) const;
   // The model of a specializing compiled model for these inputs' values; *rest gets the

@@ -57,6 +57,10 @@ Ref<Device> placement_device(const Program& p, const Context& context) {
   return context_device(context, placed.device, placed.what);
 }
 
+DeviceRef device_ref_of(const Device& device) {
+  return device.is_host() ? DeviceRef::cpu() : DeviceRef::gpu(device.id());
+}
+
 Ref<Device> context_device(const Context& context, DeviceRef ref, const std::string& what) {
   for (const auto& d : context.devices())
     if (matches(*d, ref)) return d;

@@ -17,6 +17,9 @@ namespace maxc {
 // transfers between them are not supported yet).
 Ref<Device> placement_device(const Program& p, const Context& context);
 
+// The graph layer's name for `device`: cpu:0 for the host, gpu:<id> for an accelerator.
+DeviceRef device_ref_of(const Device& device);
+
 // The context's device for `ref` (the host for cpu:0, as for a graph); INVALID_ARGUMENT
 // naming `what` and listing the context's devices when it has none such.
 Ref<Device> context_device(const Context& context, DeviceRef ref, const std::string& what);

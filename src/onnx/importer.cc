@@ -79,13 +79,8 @@ class GraphImporter {
     for (const TensorProto& t : model_.graph.initializers)
       sig.initializers.emplace_back(t.name, tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_, file_));
     for (const ValueInfoProto& in : graph_inputs()) sig.inputs.emplace_back(in.name, input_type(in));
-    for (const ValueInfoProto& out : model_.graph.outputs) {
-      const std::string what = "graph output '" + out.name + "'";
-      if (!out.has_tensor_type) fail(Code::kUnimplemented, "onnx: ", what, " is not a tensor");
-      TensorType type{to_dtype(out.elem_type, what), {}, DeviceRef::cpu()};
-      for (size_t i = 0; i < out.dims.size(); ++i) type.dims.push_back(dim_of(out.dims[i], out.name, i));
-      sig.outputs.emplace_back(out.name, std::move(type));
-    }
+    for (const ValueInfoProto& out : model_.graph.outputs)
+      sig.outputs.emplace_back(out.name, declared_type(out, "graph output '" + out.name + "'"));
     return sig;
   }
 
@@ -124,16 +119,21 @@ class GraphImporter {
     return Dim(std::string_view(symbol_for(input + "_dim" + std::to_string(axis))));
   }
 
-  TensorType input_type(const ValueInfoProto& in) {
-    std::string what = "graph input '" + in.name + "'";
-    if (!in.has_tensor_type)
-      fail(Code::kUnimplemented, "onnx: ", what, in.has_other_type ? " is not a tensor" : " has no type",
+  // The tensor type `v` declares (no dims when it declares no shape).
+  TensorType declared_type(const ValueInfoProto& v, const std::string& what) {
+    if (!v.has_tensor_type)
+      fail(Code::kUnimplemented, "onnx: ", what, v.has_other_type ? " is not a tensor" : " has no type",
            "; max_c imports tensor inputs only");
-    if (!in.has_shape)
-      fail(Code::kUnimplemented, "onnx: ", what, " has no shape (unknown rank), which max_c does not support");
-    TensorType type{to_dtype(in.elem_type, what), {}, DeviceRef::cpu()};
-    for (size_t i = 0; i < in.dims.size(); ++i) type.dims.push_back(dim_of(in.dims[i], in.name, i));
+    TensorType type{to_dtype(v.elem_type, what), {}, DeviceRef::cpu()};
+    for (size_t i = 0; i < v.dims.size(); ++i) type.dims.push_back(dim_of(v.dims[i], v.name, i));
     return type;
+  }
+
+  TensorType input_type(const ValueInfoProto& in) {
+    const std::string what = "graph input '" + in.name + "'";
+    if (in.has_tensor_type && !in.has_shape)
+      fail(Code::kUnimplemented, "onnx: ", what, " has no shape (unknown rank), which max_c does not support");
+    return declared_type(in, what);
   }
 
   // A graph input: a value of the graph, or, when its value is given, a known value.

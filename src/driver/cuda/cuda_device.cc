@@ -10,7 +10,8 @@ namespace {
 
 CUdevice device_of(const CudaApi& api, int ordinal) {
   CUdevice device = 0;
-  check_cuda(api, api.cuDeviceGet(&device, ordinal), str_cat("cuDeviceGet of ", backend_name(api.backend), " device ", ordinal));
+  check_cuda(api, api.cuDeviceGet(&device, ordinal),
+             str_cat("cuDeviceGet of ", backend_name(api.backend), " device ", ordinal));
   return device;
 }
 
