@@ -148,7 +148,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 5
+#define MAX_ABI_VERSION_MINOR 6
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -579,7 +579,19 @@ MAX_API max_status_t* max_graph_set_outputs(max_graph_t* graph, max_value_t* con
                                             const char* const* names, size_t num_outputs);
 
 /* Appends a copy of `subgraph` as a subgraph of `graph` (for control flow and `call`) and
- * gives its index, which a MAX_ATTR_GRAPH attribute refers to. */
+ * gives its index, which a MAX_ATTR_GRAPH attribute refers to. Later changes to `subgraph`
+ * do not reach the copy, so finish it (inputs, ops, outputs) first.
+ *
+ * The ops that run subgraphs (ABI 1.6) pass them every value they use: a subgraph sees
+ * nothing of the graph around it, and its inputs, in order, have exactly the types of the
+ * op's operands. Weights a subgraph declares are the model's weights, like the main graph's.
+ *   cond(pred, args...)      then_graph, else_graph: pred is a rank-0 bool; both branches
+ *                            give outputs of the same types, which are the op's.
+ *   while_loop(values...)    predicate (gives one rank-0 bool), body (gives the values'
+ *                            types): while predicate(v) holds, v = body(v).
+ *   call(args...)            graph, prefix: inlined at compile; the callee's weights are
+ *                            named prefix + name.
+ * The CPU engine runs all three; on a GPU, cond and while_loop are UNIMPLEMENTED for now. */
 MAX_API max_status_t* max_graph_add_subgraph(max_graph_t* graph, const max_graph_t* subgraph,
                                              int64_t* out_index);
 
@@ -639,6 +651,8 @@ typedef int32_t max_op_input_arity_t;
 #define MAX_OP_INPUT_ONE 0
 #define MAX_OP_INPUT_OPTIONAL 1
 #define MAX_OP_INPUT_VARIADIC 2
+/* Zero or more values; only last (ABI 1.6: the operands of cond and call). */
+#define MAX_OP_INPUT_ANY 3
 
 typedef int32_t max_op_attr_presence_t;
 #define MAX_OP_ATTR_REQUIRED 0

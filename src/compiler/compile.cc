@@ -3,19 +3,29 @@
 
 namespace maxc {
 
-Program prepare_program(const Graph& graph, const CompileOptions& opts) {
-  graph.verify();
-  Program p = program_from_graph(graph);
+namespace {
+
+void simplify(Program& p, const CompileOptions& opts) {
   fold_reshapes(p);
   eliminate_common_subexpressions(p);
   eliminate_dead_code(p);
   fold_constants(p, opts);
   eliminate_dead_code(p);
+  for_each_region(p, [&opts](Program& r) { simplify(r, opts); });
+}
+
+}  // namespace
+
+Program prepare_program(const Graph& graph, const CompileOptions& opts) {
+  graph.verify();
+  Program p = program_from_graph(graph);
+  simplify(p, opts);
   return p;
 }
 
 void fuse_program(Program& p, const CompileOptions& opts) {
   if (!opts.fuse) return;
+  for_each_region(p, [&opts](Program& r) { fuse_program(r, opts); });
   const auto has = [&opts](std::string_view op) { return !opts.has_kernel || opts.has_kernel(op); };
   fuse_gelu(p);  // makes a registry op, which every device has
   if (has("attention")) fuse_attention(p);

@@ -26,7 +26,7 @@ void eliminate_common_subexpressions(Program& p) {
     auto& candidates = seen[{n.op, n.inputs}];
     const Node* twin = nullptr;
     for (size_t k : candidates)
-      if (kept[k].steps.empty() && n.steps.empty() && kept[k].attrs == n.attrs) twin = &kept[k];
+      if (kept[k].steps.empty() && n.steps.empty() && n.regions.empty() && kept[k].attrs == n.attrs) twin = &kept[k];
     if (twin) {
       for (size_t i = 0; i < n.outputs.size(); ++i) replace[n.outputs[i]] = twin->outputs[i];
       continue;

@@ -13,7 +13,8 @@ namespace {
 
 bool foldable(const Program& p, const Node& n, const std::map<ValueId, const Constant*>& known,
               uint64_t limit) {
-  if (!n.steps.empty()) return false;
+  // A region node could loop for as long as it likes: it runs when the model does.
+  if (!n.steps.empty() || !n.regions.empty()) return false;
   for (ValueId v : n.inputs)
     if (!known.contains(v)) return false;
   uint64_t bytes = 0;

@@ -4,47 +4,9 @@
 
 namespace maxc {
 
-namespace {
-
-bool is_leaf_op(const Op& op) {
-  return op.schema->name == "constant" || op.schema->name == "constant_external";
-}
-
-void add_leaf(Program& p, const Graph& graph, const Op& op) {
-  const ValueId v = op.outputs.at(0);
-  if (op.schema->name == "constant_external") {
-    p.weights.push_back({op.attrs.get<std::string>("name"), v});
-    return;
-  }
-  const Constant* data = nullptr;
-  const int64_t index = op.attrs.get<int64_t>("index");
-  if (index >= 0 && static_cast<size_t>(index) < graph.constants().size())
-    data = &graph.constants()[static_cast<size_t>(index)];
-  if (!data) fail(Code::kInternal, "constant op refers to missing constant ", index);
-  p.constants.push_back({v, *data});
-}
-
-}  // namespace
-
-Program program_from_graph(const Graph& graph) {
-  if (!graph.subgraphs().empty())
-    fail(Code::kUnimplemented, "graph '", graph.name(),
-         "' has subgraphs (control flow, call): the CPU engine does not run them yet");
-  if (graph.outputs().empty())
-    fail(Code::kInvalidArgument, "graph '", graph.name(), "' has no outputs: set them before compiling");
-  Program p;
-  p.types.reserve(graph.num_values());
-  for (ValueId v = 0; v < graph.num_values(); ++v) p.types.push_back(graph.type(v));
-  for (const auto& in : graph.inputs()) p.inputs.push_back({in.name, in.value});
-  for (const Op& op : graph.ops()) {
-    if (is_leaf_op(op)) {
-      add_leaf(p, graph, op);
-      continue;
-    }
-    p.nodes.push_back(Node{op.schema->name, op.inputs, op.outputs, op.attrs, {}});
-  }
-  p.outputs = graph.outputs();
-  return p;
+void for_each_region(Program& p, const std::function<void(Program&)>& fn) {
+  for (Node& n : p.nodes)
+    for (Region& r : n.regions) fn(*r.program);
 }
 
 std::vector<int64_t> producers(const Program& p) {
@@ -74,6 +36,10 @@ void print_node(std::ostream& os, const Program& p, const Node& n, const std::st
   if (!n.outputs.empty()) os << " : " << p.types[n.outputs[0]];
   os << "\n";
   for (const Node& step : n.steps) print_node(os, p, step, indent + "    ");
+  for (const Region& r : n.regions) {
+    std::istringstream lines(r.program->to_string());
+    for (std::string line; std::getline(lines, line);) os << indent << "    " << line << "\n";
+  }
 }
 
 }  // namespace

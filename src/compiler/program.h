@@ -5,12 +5,24 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "graph/graph.h"
 
 namespace maxc {
+
+struct Program;
+
+// A program a control-flow node runs (cond's branches, while_loop's predicate and body). Its
+// weights arrive as inputs: region input j is the node's input feeds[j]. A while_loop feeds
+// its loop values (its first inputs) anew on every iteration, its weights unchanged.
+struct Region {
+  std::shared_ptr<Program> program;
+  std::vector<uint32_t> feeds;
+};
 
 struct Node {
   // A registry op ("add"), or a fused op the compiler made: "fused_elementwise",
@@ -22,6 +34,9 @@ struct Node {
   // fused_elementwise only: the fused ops in order, each over this node's inputs and the
   // earlier steps' outputs. The node's outputs are the steps' values used outside.
   std::vector<Node> steps;
+  // cond: {then, else}; while_loop: {predicate, body}. Passes treat the node as opaque and
+  // optimize each region as a program of its own (for_each_region).
+  std::vector<Region> regions;
 };
 
 struct ProgramInput {
@@ -57,8 +72,13 @@ struct Program {
 };
 
 // The program of the graph's main body: inputs, weights (constant_external), constants and
-// one node per remaining op. Subgraphs (control flow) are UNIMPLEMENTED for now.
+// one node per remaining op. A `call` is inlined (its graph's weights named with its prefix);
+// cond and while_loop become nodes with regions, whose weights are lifted into this
+// program's weights and passed to the node as inputs. Main-body values keep their ids.
 Program program_from_graph(const Graph& graph);
+
+// Calls fn on the program of every region of p's nodes (not recursively: fn recurses).
+void for_each_region(Program& p, const std::function<void(Program&)>& fn);
 
 // For each value: the index of the node that produces it, or -1 for a leaf.
 std::vector<int64_t> producers(const Program& p);

@@ -117,7 +117,7 @@ Graph::Prepared Graph::prepare_op(const OpSchema& schema, std::span<const ValueI
     bool is_constant = producer && producer->schema->name == "constant";
     constants.push_back(is_constant ? &constants_.at(static_cast<size_t>(producer->attrs.get<int64_t>("index"))) : nullptr);
   }
-  Prepared p{infer_op(schema, types, attrs, constants, constants_), ""};
+  Prepared p{infer_op(schema, types, attrs, constants, constants_, &subgraphs_), ""};
   check_against_graph(schema, p.result.attrs);
   for (size_t i = 0; i < p.result.outputs.size(); ++i)
     p.result.outputs[i].validate(str_cat(schema.label(), ": inferred output ", i));

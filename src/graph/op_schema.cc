@@ -2,18 +2,21 @@
 
 #include <cstdint>
 
+#include "graph/graph.h"
+
 namespace maxc {
 
 // ---- InferContext --------------------------------------------------------------------------
 
 InferContext::InferContext(const OpSchema& schema, std::span<const TensorType> inputs, const Attrs& attrs,
                            std::span<const Constant* const> input_constants,
-                           std::span<const Constant> graph_constants)
+                           std::span<const Constant> graph_constants, const std::vector<Graph>* subgraphs)
     : schema_(schema),
       inputs_(inputs),
       attrs_(attrs),
       input_constants_(input_constants),
-      graph_constants_(graph_constants) {}
+      graph_constants_(graph_constants),
+      subgraphs_(subgraphs) {}
 
 const Constant* InferContext::input_constant(size_t i) const {
   return i < input_constants_.size() ? input_constants_[i] : nullptr;
@@ -22,6 +25,14 @@ const Constant* InferContext::input_constant(size_t i) const {
 const Constant* InferContext::graph_constant(int64_t index) const {
   if (index < 0 || static_cast<uint64_t>(index) >= graph_constants_.size()) return nullptr;
   return &graph_constants_[static_cast<size_t>(index)];
+}
+
+const Graph& InferContext::subgraph(std::string_view name) const {
+  const int64_t index = attr<GraphRef>(name).index;
+  const size_t count = subgraphs_ ? subgraphs_->size() : 0;
+  if (index < 0 || static_cast<uint64_t>(index) >= count)
+    fail("attribute '", name, "' refers to subgraph ", index, " but the graph has ", count, " subgraphs");
+  return (*subgraphs_)[static_cast<size_t>(index)];
 }
 
 std::string InferContext::op_label() const { return schema_.label(); }
@@ -34,13 +45,13 @@ std::string InferContext::input_label(size_t i) const {
 
 size_t OpSchema::min_inputs() const {
   size_t n = 0;
-  for (const InputSpec& in : inputs) n += in.arity == Arity::kOptional ? 0 : 1;
+  for (const InputSpec& in : inputs) n += in.arity == Arity::kOptional || in.arity == Arity::kAny ? 0 : 1;
   return n;
 }
 
 size_t OpSchema::max_inputs() const {
   for (const InputSpec& in : inputs)
-    if (in.arity == Arity::kVariadic) return SIZE_MAX;
+    if (in.arity == Arity::kVariadic || in.arity == Arity::kAny) return SIZE_MAX;
   return inputs.size();
 }
 
@@ -65,7 +76,7 @@ std::string OpSchema::signature() const {
   for (size_t i = 0; i < inputs.size(); ++i) {
     out += (i ? ", " : "") + inputs[i].name;
     if (inputs[i].arity == Arity::kOptional) out += "?";
-    if (inputs[i].arity == Arity::kVariadic) out += "...";
+    if (inputs[i].arity == Arity::kVariadic || inputs[i].arity == Arity::kAny) out += "...";
   }
   return out + ")";
 }
@@ -112,10 +123,11 @@ Attrs check_attrs(const OpSchema& schema, const Attrs& given) {
 }  // namespace
 
 InferResult infer_op(const OpSchema& schema, std::span<const TensorType> inputs, const Attrs& attrs,
-                     std::span<const Constant* const> input_constants, std::span<const Constant> graph_constants) {
+                     std::span<const Constant* const> input_constants, std::span<const Constant> graph_constants,
+                     const std::vector<Graph>* subgraphs) {
   check_arity(schema, inputs.size());
   InferResult result{check_attrs(schema, attrs), {}};
-  InferContext ctx(schema, inputs, result.attrs, input_constants, graph_constants);
+  InferContext ctx(schema, inputs, result.attrs, input_constants, graph_constants, subgraphs);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].is_buffer)
       ctx.fail(ctx.input_label(i), " is a buffer (", inputs[i].to_string(), "); this op takes tensors");

@@ -22,6 +22,7 @@ enum class Arity : int32_t {
   kOne = 0,       // exactly one value
   kOptional = 1,  // zero or one value; only at the end
   kVariadic = 2,  // one or more values (concat's inputs); only last
+  kAny = 3,       // zero or more values (a cond's operands); only last
 };
 
 struct InputSpec {
@@ -52,6 +53,7 @@ struct AttrSpec {
 };
 
 struct OpSchema;
+class Graph;
 
 // What an op's infer function sees: the input types, the checked attributes (defaults
 // filled in) and, for inputs that a `constant` op produced, their data.
@@ -59,7 +61,7 @@ class InferContext {
  public:
   InferContext(const OpSchema& schema, std::span<const TensorType> inputs, const Attrs& attrs,
                std::span<const Constant* const> input_constants = {},
-               std::span<const Constant> graph_constants = {});
+               std::span<const Constant> graph_constants = {}, const std::vector<Graph>* subgraphs = nullptr);
 
   const OpSchema& schema() const { return schema_; }
   size_t num_inputs() const { return inputs_.size(); }
@@ -73,6 +75,9 @@ class InferContext {
   const Constant* input_constant(size_t i) const;
   // Entry `index` of the graph's constant table (the `constant` op's data), else nullptr.
   const Constant* graph_constant(int64_t index) const;
+  // The subgraph that graph attribute `name` refers to (control flow, call); INVALID_ARGUMENT
+  // naming the attribute when the graph has no such subgraph.
+  const Graph& subgraph(std::string_view name) const;
 
   std::string op_label() const;                // "op 'add'"
   std::string input_label(size_t i) const;     // "input 1 'rhs'"
@@ -89,6 +94,7 @@ class InferContext {
   const Attrs& attrs_;
   std::span<const Constant* const> input_constants_;
   std::span<const Constant> graph_constants_;
+  const std::vector<Graph>* subgraphs_;
 };
 
 // Returns the output types; throws (through ctx.fail) on anything it cannot accept.
@@ -124,6 +130,7 @@ struct InferResult {
 // then runs the schema's infer. Every failure is INVALID_ARGUMENT naming the op.
 InferResult infer_op(const OpSchema& schema, std::span<const TensorType> inputs, const Attrs& attrs,
                      std::span<const Constant* const> input_constants = {},
-                     std::span<const Constant> graph_constants = {});
+                     std::span<const Constant> graph_constants = {},
+                     const std::vector<Graph>* subgraphs = nullptr);
 
 }  // namespace maxc

@@ -31,6 +31,14 @@ ValueId scalar_constant(Graph& g, int64_t v) {
   return g.add_constant(Constant::copy_of(i64({}), bytes));
 }
 
+// A subgraph x -> op(x) on `type`: a branch, a body or a callee.
+int64_t unary_subgraph(Graph& g, const std::string& name, const TensorType& type, std::string_view op) {
+  Graph sub(name);
+  ValueId x = sub.add_input("x", type);
+  sub.set_outputs({{"y", sub.add_op(op, {x})[0]}});
+  return g.add_subgraph(std::move(sub));
+}
+
 // One entry per registered op. A new op without an entry fails EveryRegisteredOp, so it
 // cannot be forgotten: add one here.
 const std::map<std::string, Recipe, std::less<>>& recipes() {
@@ -85,6 +93,23 @@ const std::map<std::string, Recipe, std::less<>>& recipes() {
     r["outer"] = {{f32({3}), f32({4})}};
     r["pad"] = {{f32({2, 3})}, {{"paddings", std::vector<int64_t>{1, 1, 0, 2}}}};
     r["permute"] = {{f32({2, 3, 4})}, {{"dims", std::vector<int64_t>{2, 0, 1}}}};
+    r["cond"] = {{}, {}, [](Graph& g, const std::string& prefix) {
+                   const TensorType x = f32({"batch", 4});
+                   Attrs attrs{{"then_graph", GraphRef{unary_subgraph(g, prefix + "then", x, "exp")}},
+                               {"else_graph", GraphRef{unary_subgraph(g, prefix + "else", x, "negate")}}};
+                   return g.add_op("cond", {g.add_input(prefix + "p", boolean({})), g.add_input(prefix + "x", x)}, attrs);
+                 }};
+    r["while_loop"] = {{}, {}, [](Graph& g, const std::string& prefix) {
+                         const TensorType flag = boolean({});
+                         Attrs attrs{{"predicate", GraphRef{unary_subgraph(g, prefix + "predicate", flag, "logical_not")}},
+                                     {"body", GraphRef{unary_subgraph(g, prefix + "body", flag, "logical_not")}}};
+                         return g.add_op("while_loop", {g.add_input(prefix + "flag", flag)}, attrs);
+                       }};
+    r["call"] = {{}, {}, [](Graph& g, const std::string& prefix) {
+                   Attrs attrs{{"graph", GraphRef{unary_subgraph(g, prefix + "callee", f32({2}), "exp")}},
+                               {"prefix", std::string("layer.")}};
+                   return g.add_op("call", {g.add_input(prefix + "x", f32({2}))}, attrs);
+                 }};
     r["rebind"] = {{f32({"batch", 4})}, {{"shape", std::vector<Dim>{"n", 4}}, {"message", std::string("n rows")}}};
     r["repeat_interleave"] = {{f32({2, 3})}, {{"repeats", int64_t{2}}, {"axis", int64_t{0}}}};
     r["reshape"] = {{f32({2, 6})}, {{"shape", std::vector<Dim>{3, 4}}}};

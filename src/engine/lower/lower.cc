@@ -15,6 +15,7 @@ void register_builtin_kernels(KernelTable& t) {
   register_shape_kernels(t);
   register_indexing_kernels(t);
   register_quantized_kernels(t);
+  register_control_flow_kernels(t);
 }
 
 }  // namespace maxc

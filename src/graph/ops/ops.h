@@ -35,5 +35,6 @@ void register_shape_ops(OpRegistry& r);          // §5.11: reshape ... shape_to
 void register_indexing_ops(OpRegistry& r);       // §5.13: slice_tensor gather gather_nd scatter scatter_nd
 void register_conv_ops(OpRegistry& r);           // §5.10: conv2d max_pool2d avg_pool2d
 void register_quantized_ops(OpRegistry& r);      // §5.9: dequantize qmatmul
+void register_control_flow_ops(OpRegistry& r);   // §5.16: cond while_loop call
 
 }  // namespace maxc
