@@ -24,7 +24,7 @@ OPEN = INT64_MAX  # an omitted slice bound
 
 ATTR_INT, ATTR_FLOAT, ATTR_STRING, ATTR_DTYPE, ATTR_INTS, ATTR_FLOATS, ATTR_DIMS, ATTR_GRAPH, \
     ATTR_BOOL, ATTR_DEVICE = range(10)
-INPUT_ONE, INPUT_OPTIONAL, INPUT_VARIADIC = range(3)
+INPUT_ONE, INPUT_OPTIONAL, INPUT_VARIADIC, INPUT_ANY = range(4)  # INPUT_ANY: ABI 1.6
 ATTR_REQUIRED, ATTR_OPTIONAL, ATTR_DEFAULTED = range(3)
 _ATTR_KIND_NAMES = ["int", "float", "string", "dtype", "ints", "floats", "dims", "graph", "bool",
                     "device"]
@@ -367,11 +367,23 @@ class Graph(_Handle, metaclass=_GraphMeta):
                                        rank, weight.device._kind, weight.device.id, byref(out)))
         return TensorValue(self, out.value)
 
-    def add_subgraph(self, subgraph: "Graph") -> int:
-        """Appends a copy of `subgraph` and gives its index (for MAX_ATTR_GRAPH attributes)."""
-        idx = c_int64()
-        check(lib.max_graph_add_subgraph(self._h, subgraph._h, byref(idx)))
-        return idx.value
+    def add_subgraph(self, name, forward=None, input_types: Iterable[TensorType] = (),
+                     path=None, *args, **kwargs):
+        """MAX's add_subgraph(name, forward=None, input_types=()): a new graph `name` with
+        those inputs (built by `forward` when given) to pass to ops.call. libmax_c copies a
+        subgraph into the caller when ops.call uses it, so the result is a graph of its own
+        and sees nothing of this one: what it needs arrives through its inputs.
+
+        add_subgraph(graph) (a Graph rather than a name) appends a copy of `graph` and gives
+        its index, for a MAX_ATTR_GRAPH attribute of add_op."""
+        if isinstance(name, Graph):
+            idx = c_int64()
+            check(lib.max_graph_add_subgraph(self._h, name._h, byref(idx)))
+            return idx.value
+        if not isinstance(name, str):
+            raise TypeError(f"add_subgraph: name must be a str, got {type(name).__name__}")
+        # custom_extensions and devices (MAX's trailing parameters) have nothing to set here.
+        return Graph(name, forward, input_types, path)
 
     def constant(self, value, dtype=None, device=None) -> "TensorValue":
         return _constant(self, value, dtype, device)
@@ -654,10 +666,13 @@ def _as_value(graph: Graph, v, like: Optional[DType], device=None) -> TensorValu
     """`v` as a value of `graph`; a scalar or array becomes a constant on `device` (the other
     operands' device: a graph does not span devices)."""
     if isinstance(v, TensorValue):
-        if v._graph is not graph:
-            raise _errors.MaxValueError("the value belongs to another graph",
-                                        _errors.INVALID_ARGUMENT)
-        return v
+        if v._graph is graph:
+            return v
+        scope = getattr(graph, "_scope", None)
+        if scope is not None and scope.encloses(v._graph):
+            return scope.capture(v)  # a control-flow branch using a value from outside
+        raise _errors.MaxValueError("the value belongs to another graph",
+                                    _errors.INVALID_ARGUMENT)
     if isinstance(v, Weight):
         return graph.add_weight(v)
     if isinstance(v, Tensor):
@@ -672,8 +687,15 @@ def _as_value(graph: Graph, v, like: Optional[DType], device=None) -> TensorValu
 
 
 def _find_graph(values) -> Graph:
+    """The graph an op on `values` goes to: their graph, or the graph being built when that
+    is a subgraph (a cond branch, a loop body) nested in theirs, which then captures them."""
+    stack = _stack()
+    current = stack[-1] if stack else None
     for v in values:
         if isinstance(v, TensorValue):
+            scope = getattr(current, "_scope", None)
+            if scope is not None and v._graph is not current and scope.encloses(v._graph):
+                return current
             return v._graph
     return Graph.current
 
@@ -728,6 +750,9 @@ def _set_attr(attrs, name: str, kind: int, value, graph: Graph, op: str):
     check(st, prefix=f"op '{op}': ")
 
 
+_ARITY_MARKS = {INPUT_OPTIONAL: "=None", INPUT_VARIADIC: "[]", INPUT_ANY: "[]=[]"}
+
+
 class OpSpec:
     """One registry op: its inputs (name, arity) and attributes (name, kind, presence)."""
 
@@ -735,8 +760,7 @@ class OpSpec:
         self.name, self.version, self.inputs, self.attrs = name, version, inputs, attrs
 
     def signature(self) -> str:
-        ins = [n + ("=None" if a == INPUT_OPTIONAL else "") + ("[]" if a == INPUT_VARIADIC else "")
-               for n, a in self.inputs]
+        ins = [n + _ARITY_MARKS.get(a, "") for n, a in self.inputs]
         ats = [f"{n}: {_ATTR_KIND_NAMES[k]}" + ("" if p == ATTR_REQUIRED else "=...")
                for n, k, p in self.attrs]
         return f"{self.name}({', '.join(ins + ats)})"
@@ -838,11 +862,14 @@ def _make_op(spec: OpSpec):
                 v = kwargs.pop(iname)
             elif arity == INPUT_OPTIONAL:
                 v = args.pop(0) if args and _is_tensorish(args[0]) else None
+            elif arity == INPUT_ANY:
+                # Zero or more: a sequence when one comes next, else none (attrs follow).
+                v = args.pop(0) if args and isinstance(args[0], (list, tuple)) else ()
             elif args:
                 v = args.pop(0)
             else:
                 raise TypeError(f"{spec.signature()}: missing input '{iname}'")
-            if arity == INPUT_VARIADIC:
+            if arity in (INPUT_VARIADIC, INPUT_ANY):
                 if _is_tensorish(v) or isinstance(v, (int, float)):
                     raise TypeError(f"{spec.name}: input '{iname}' takes a sequence of values")
                 flat.extend(v)
@@ -871,7 +898,8 @@ def _op_signature(spec: OpSpec) -> inspect.Signature:
     the attributes; None stands for an optional input left out or the registry's default."""
     params = []
     for name, arity in spec.inputs:
-        params.append((name, None if arity == INPUT_OPTIONAL else inspect.Parameter.empty))
+        default = {INPUT_OPTIONAL: None, INPUT_ANY: ()}.get(arity, inspect.Parameter.empty)
+        params.append((name, default))
     for name, _, presence in spec.attrs:
         default = inspect.Parameter.empty if presence == ATTR_REQUIRED else None
         params.append((name, default))
@@ -1168,3 +1196,8 @@ Value = TensorValue
 
 __all__ = ["DeviceKind", "DeviceRef", "TensorType", "Weight", "Graph", "TensorValue", "Value",
            "ops", "OpSpec", "REGISTRY", "add_op"]
+
+# cond, while_loop and call (MAX's control flow) build subgraphs with this module's pieces.
+from . import _control_flow  # noqa: E402  (needs the names above)
+
+_control_flow.install(ops)

@@ -5,8 +5,8 @@ conformance test in tests/ops.
 A signature in the tables is the inventory's, without self: "a, b" must be accepted in that
 order (extra parameters of ours must have defaults), "*" marks keyword-only parameters,
 "*args"/"**kwargs" var parameters; None means a property or attribute. Names of the inventory
-that libmax_c cannot support (streams, Mojo extensions, buffers, control flow, quantized and
-distributed ops, ...) are listed in UNSUPPORTED, so every name is accounted for.
+that libmax_c cannot support (streams, Mojo extensions, buffers, quantized and distributed
+ops, ...) are listed in UNSUPPORTED, so every name is accounted for.
 """
 import glob
 import inspect
@@ -68,6 +68,7 @@ SURFACE = {
     # §4 max.graph
     (graph, "Graph"): "name, forward, input_types, path, *args",
     (graph.Graph, "add_weight"): "weight, force_initial_weight_on_host",
+    (graph.Graph, "add_subgraph"): "name, forward, input_types, path",
     (graph.Graph, "inputs"): None, (graph.Graph, "output"): "*outputs",
     (graph.Graph, "output_types"): None,
     (graph, "TensorValue"): None, (graph, "Value"): None,
@@ -132,6 +133,9 @@ OPS = {
     "constant": "value, dtype, device", "constant_external": "name, type",
     "range": "start, stop, step, out_dim, *, dtype, device",
     "qmatmul": "encoding, config, lhs, *rhs", "dequantize": "encoding, quantized",
+    "cond": "pred, out_types, then_fn, else_fn",
+    "while_loop": "initial_values, predicate, body",
+    "call": "graph, *args, *, prefix",
 }
 
 # Inventory names libmax_c has no support for (no C entry point or op); kept as a record so
@@ -144,12 +148,12 @@ UNSUPPORTED = {
     "engine": "gpu_profiling set_mojo_* set_split_k_reduction_precision use_old_top_k_kernel "
               "Model.kernel_summaries signature MojoValue",
     "graph": "BufferType BufferValue Dim/Shape classes KernelLibrary always_ready_chain "
-             "device_chains add_subgraph(name, ...) TensorValue.print to",
+             "device_chains add_subgraph(custom_extensions=, devices=) TensorValue.print to",
     "quantization": "QuantizationEncoding.GPTQ QuantizationConfig (GPTQ); qmatmul(config=) "
                     "and auxiliary rhs tensors",
     "ops": "conv2d_transpose conv3d fold resize irfft hann_window "
-           "transfer_to assert_same_device masked_scatter nonzero buffer_* cond while_loop call "
-           "custom inplace_custom allgather print; rebind(layout=)",
+           "transfer_to assert_same_device masked_scatter nonzero buffer_* custom inplace_custom "
+           "allgather print; rebind(layout=); cond/while_loop on buffers",
 }
 
 
