@@ -13,6 +13,8 @@
 // (*Model).Replay reruns it (MAX's device graphs, ABI 1.4), rewriting the capture's outputs
 // in place. CompileOptions.FileDevice places a model file (an ONNX model) on a device and
 // (*Graph).AddConstantOn places a constant (ABI 1.5; a 1.4 library serves everything else).
+// (*Graph).AddSubgraph gives the subgraphs that the control-flow ops "cond", "while_loop"
+// and "call" (ABI 1.6) name through Attrs.Graph.
 // Errors are *Error values; errors.Is(err, ErrNotFound) and friends test the code.
 package maxc
 

@@ -12,9 +12,10 @@ import "unsafe"
 type InputArity int32
 
 const (
-	InputOne      InputArity = 0
-	InputOptional InputArity = 1
-	InputVariadic InputArity = 2
+	InputOne      InputArity = 0 // exactly one value
+	InputOptional InputArity = 1 // zero or one value; only at the end
+	InputVariadic InputArity = 2 // one or more values (concat's); only last
+	InputAny      InputArity = 3 // zero or more values; only last (ABI 1.6: cond's and call's operands)
 )
 
 // AttrKind is the kind of an op attribute (MAX_ATTR_*), which says which Attrs setter

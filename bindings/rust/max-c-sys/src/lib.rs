@@ -1,4 +1,4 @@
-//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.5).
+//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.6).
 //!
 //! Written by hand; `tests/header.rs` parses the header and checks that every function,
 //! constant and parameter type here matches it, so a drift fails `cargo test`.
@@ -106,7 +106,7 @@ pub struct DLManagedTensorVersioned {
 
 // ---- versions ----
 pub const MAX_ABI_VERSION_MAJOR: u32 = 1;
-pub const MAX_ABI_VERSION_MINOR: u32 = 5;
+pub const MAX_ABI_VERSION_MINOR: u32 = 6;
 pub const MAX_ABI_VERSION: u32 = (MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR;
 
 // ---- opaque handles ----
@@ -225,6 +225,8 @@ pub type max_op_input_arity_t = i32;
 pub const MAX_OP_INPUT_ONE: i32 = 0;
 pub const MAX_OP_INPUT_OPTIONAL: i32 = 1;
 pub const MAX_OP_INPUT_VARIADIC: i32 = 2;
+/// Zero or more values; only last (ABI 1.6: the operands of `cond` and `call`).
+pub const MAX_OP_INPUT_ANY: i32 = 3;
 
 pub type max_op_attr_presence_t = i32;
 pub const MAX_OP_ATTR_REQUIRED: i32 = 0;

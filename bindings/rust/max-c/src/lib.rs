@@ -1,4 +1,4 @@
-//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.5), named like
+//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.6), named like
 //! Modular's MAX: a [`Context`] (InferenceSession) compiles a [`Graph`] built with typed op
 //! helpers ([`ops`](mod@ops)), or a MAXG or ONNX file ([`Context::compile_file`]), into a
 //! [`CompiledModel`]; binding weights (tensors by name, or a [`Weights`] registry filled from
@@ -29,7 +29,8 @@
 //! * The ABI is checked once ([`check_abi`]) before the first handle is made: a library older
 //!   than ABI 1.4 ([`MIN_ABI_VERSION`]) gives FAILED_PRECONDITION with the library's readable
 //!   message. The ABI 1.5 additions ([`CompileOptions::file_device`],
-//!   [`Graph::add_constant_on`]) are used only when asked for, and give UNIMPLEMENTED on a 1.4
+//!   [`Graph::add_constant_on`]) and 1.6 ([`Graph::cond`], [`Graph::while_loop`],
+//!   [`Graph::call`]) are used only when asked for, and give UNIMPLEMENTED on an older
 //!   library; everything else works with it.
 //! * Handles release on `Drop`; `Clone` retains where sharing is sound. Children keep their
 //!   parents alive, so handles may be dropped in any order.
@@ -1478,8 +1479,10 @@ pub enum InputArity {
     One,
     /// Zero or one.
     Optional,
-    /// Any number (a list, e.g. `concat`'s values).
+    /// One or more (a list, e.g. `concat`'s values).
     Variadic,
+    /// Zero or more; only last (ABI 1.6: the operands of `cond` and `call`).
+    Any,
 }
 
 /// The type of an op attribute (which [`Attrs`] setter it takes).
@@ -1580,6 +1583,7 @@ pub fn op_schema(name: &str, version: i32) -> Result<OpSchema> {
             let arity = match a {
                 sys::MAX_OP_INPUT_OPTIONAL => InputArity::Optional,
                 sys::MAX_OP_INPUT_VARIADIC => InputArity::Variadic,
+                sys::MAX_OP_INPUT_ANY => InputArity::Any,
                 _ => InputArity::One,
             };
             Ok(OpInput { name: unsafe { owned_str(s) }, arity })

@@ -624,3 +624,56 @@ impl Graph {
         self.add_weight(name, dtype, dims)
     }
 }
+
+// ======================================================================================
+// Control flow and calls (ABI 1.6)
+// ======================================================================================
+
+impl Graph {
+    /// Copies `subgraphs` into this graph and adds `op` on `inputs` with each copy's index
+    /// under its attribute name. Checks the library's ABI first, so that an older library,
+    /// which lacks the op, gets nothing added.
+    fn apply_with_subgraphs<'g>(&'g self, op: &str, inputs: &[&Value<'g>], subgraphs: &[(&str, &Graph)], attrs: Attrs) -> Result<Vec<Value<'g>>> {
+        require_abi_minor(6, &format!("op '{op}'"))?;
+        let mut attrs = attrs;
+        for (name, subgraph) in subgraphs {
+            attrs = attrs.graph(name, self.add_subgraph(subgraph)?);
+        }
+        self.add_op(op, inputs, &attrs)
+    }
+
+    /// MAX's `cond`: runs `then_graph` on `args` when the rank-0 bool `pred` is true, else
+    /// `else_graph`, and gives the results of the one that ran. Both are complete graphs
+    /// whose inputs have exactly the types of `args` (a subgraph sees nothing of this graph:
+    /// every value it uses is one of `args`) and whose outputs have equal types.
+    ///
+    /// Errors: INVALID_ARGUMENT naming the subgraph and the mismatch (the copies of the
+    /// subgraphs stay in this graph, unused); UNIMPLEMENTED with a library older than ABI 1.6.
+    pub fn cond<'g>(&'g self, pred: &Value<'g>, args: &[&Value<'g>], then_graph: &Graph, else_graph: &Graph) -> Result<Vec<Value<'g>>> {
+        let mut inputs = Vec::with_capacity(1 + args.len());
+        inputs.push(pred);
+        inputs.extend_from_slice(args);
+        let branches = [("then_graph", then_graph), ("else_graph", else_graph)];
+        self.apply_with_subgraphs("cond", &inputs, &branches, Attrs::new())
+    }
+
+    /// MAX's `while_loop`: `v = values; while predicate(v) { v = body(v) }`, giving the final
+    /// `v` (zero iterations allowed). `predicate` takes the values' types and gives one rank-0
+    /// bool; `body` takes and gives exactly the values' types. Values a loop only reads are
+    /// passed as extra loop values that `body` gives back unchanged.
+    ///
+    /// Errors: as [`Graph::cond`].
+    pub fn while_loop<'g>(&'g self, values: &[&Value<'g>], predicate: &Graph, body: &Graph) -> Result<Vec<Value<'g>>> {
+        let subgraphs = [("predicate", predicate), ("body", body)];
+        self.apply_with_subgraphs("while_loop", values, &subgraphs, Attrs::new())
+    }
+
+    /// MAX's `call(graph, *args, prefix)`: the results of `graph` on `args` (which have the
+    /// types of its inputs). The compiler inlines it; its weights are the model's weights
+    /// named `prefix` + name, so one subgraph may serve several layers.
+    ///
+    /// Errors: as [`Graph::cond`].
+    pub fn call<'g>(&'g self, graph: &Graph, args: &[&Value<'g>], prefix: &str) -> Result<Vec<Value<'g>>> {
+        self.apply_with_subgraphs("call", args, &[("graph", graph)], Attrs::new().string("prefix", prefix))
+    }
+}

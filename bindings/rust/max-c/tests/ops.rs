@@ -76,14 +76,34 @@ fn build_image_and_quantized(g: &Graph) -> Result<()> {
     g.set_outputs(&[&conv, &plain, &avg, &max, &q.dequantize(enc)?, &lhs.qmatmul(&q, enc)?])
 }
 
+/// cond, while_loop and call on x: float32 [2], each with a one-op subgraph.
+fn build_control_flow(g: &Graph) -> Result<()> {
+    let x = g.add_input("x", DType::Float32, [2])?;
+    let p = g.add_input("p", DType::Bool, [0i64; 0])?;
+    let negate = Graph::new("negate")?;
+    let v = negate.add_input("v", DType::Float32, [2])?;
+    negate.set_outputs(&[&v.negate()?])?;
+    let nonempty = Graph::new("nonempty")?;
+    let v = nonempty.add_input("v", DType::Float32, [2])?;
+    nonempty.set_outputs(&[&v.sum(0)?.reshape([0i64; 0])?.greater(&nonempty.scalar(0.0f32)?)?])?;
+    let mut out = g.cond(&p, &[&x], &negate, &negate)?;
+    out.extend(g.while_loop(&[&x], &nonempty, &negate)?);
+    out.extend(g.call(&negate, &[&x], "")?);
+    let refs: Vec<&Value> = out.iter().collect();
+    g.set_outputs(&refs)
+}
+
 #[test]
 fn helpers_add_every_registered_op() {
     let (dense, image) = (Graph::new("dense").unwrap(), Graph::new("image").unwrap());
+    let flow = Graph::new("flow").unwrap();
     build_dense(&dense).unwrap();
     build_image_and_quantized(&image).unwrap();
+    build_control_flow(&flow).unwrap();
     dense.verify().unwrap();
     image.verify().unwrap();
-    let added: BTreeSet<String> = ops_in(&dense).union(&ops_in(&image)).cloned().collect();
+    flow.verify().unwrap();
+    let added: BTreeSet<String> = [&dense, &image, &flow].iter().flat_map(|g| ops_in(g)).collect();
     let registered: BTreeSet<String> = ops().unwrap().into_iter().map(|(name, _)| name).collect();
     let missing: Vec<&String> = registered.difference(&added).collect();
     assert!(missing.is_empty(), "registered ops without a typed helper: {missing:?}");

@@ -13,8 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * calls or generating helpers. A snapshot; immutable and thread-safe (the registry is too).
  */
 public final class OpInfo {
-  /** How many values an input takes ({@code MAX_OP_INPUT_*}). */
-  public enum Arity { ONE, OPTIONAL, VARIADIC }
+  /**
+   * How many values an input takes ({@code MAX_OP_INPUT_*}, in C order): exactly one; zero or one
+   * (only at the end); one or more (only last); zero or more (only last; ABI 1.6, the operands of
+   * {@code cond} and {@code call}).
+   */
+  public enum Arity { ONE, OPTIONAL, VARIADIC, ANY }
 
   /** Whether an attribute must be given ({@code MAX_OP_ATTR_*}). */
   public enum Presence { REQUIRED, OPTIONAL, DEFAULTED }
@@ -82,7 +86,7 @@ public final class OpInfo {
       PointerByReference in = new PointerByReference();
       IntByReference arity = new IntByReference();
       Status.check(lib.max_op_input(name, version, new SizeT(i), in, arity));
-      inputs.add(new Input(Status.string(in.getValue()), Arity.values()[Math.min(arity.getValue(), 2)]));
+      inputs.add(new Input(Status.string(in.getValue()), arity(arity.getValue())));
     }
     Status.check(lib.max_op_num_attrs(name, version, n));
     List<Attr> attrs = new ArrayList<>();
@@ -96,6 +100,11 @@ public final class OpInfo {
       attrs.add(new Attr(Status.string(an.getValue()), k, Presence.values()[Math.min(presence.getValue(), 2)]));
     }
     return new OpInfo(name, version, Collections.unmodifiableList(inputs), Collections.unmodifiableList(attrs));
+  }
+
+  /** The arity of C code {@code code}; a code newer than this binding reads as ANY, the loosest. */
+  private static Arity arity(int code) {
+    return code >= 0 && code < Arity.values().length ? Arity.values()[code] : Arity.ANY;
   }
 
   /** The op's registered name. */
