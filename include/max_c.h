@@ -591,7 +591,8 @@ MAX_API max_status_t* max_graph_set_outputs(max_graph_t* graph, max_value_t* con
  *                            types): while predicate(v) holds, v = body(v).
  *   call(args...)            graph, prefix: inlined at compile; the callee's weights are
  *                            named prefix + name.
- * The CPU engine runs all three; on a GPU, cond and while_loop are UNIMPLEMENTED for now. */
+ * Both engines run all three. On a GPU, cond and while_loop read each predicate on the host,
+ * so a call waits for the device there, and a captured model cannot hold them. */
 MAX_API max_status_t* max_graph_add_subgraph(max_graph_t* graph, const max_graph_t* subgraph,
                                              int64_t* out_index);
 

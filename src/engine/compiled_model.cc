@@ -4,9 +4,9 @@
 
 #include "base/log.h"
 #include "base/str_cat.h"
-#include "driver/cuda/cuda_device.h"
 #include "engine/executor.h"
 #include "engine/placement.h"
+#include "engine/program_constants.h"
 #include "onnx/input_values_needed.h"
 
 namespace maxc {
@@ -16,25 +16,6 @@ namespace {
 std::vector<Ref<TensorSpec>> specs(const Program& p, const auto& named) {
   std::vector<Ref<TensorSpec>> result;
   for (const auto& n : named) result.push_back(make_ref<TensorSpec>(n.name, p.types[n.value]));
-  return result;
-}
-
-// The constants' bytes where the kernels of `device` read them.
-std::vector<Ref<Tensor>> upload_constants(const Program& p, const Ref<Device>& device) {
-  std::vector<Ref<Tensor>> result;
-  for (const auto& c : p.constants) {
-    std::vector<int64_t> dims;
-    for (const Dim& d : c.data.type.dims) dims.push_back(d.static_value());
-    Ref<Tensor> t = Tensor::create(device, c.data.type.dtype, dims, /*zero=*/false);
-    if (c.data.size > 0) device->cuda()->copy_to_device(t->data(), c.data.data.get(), c.data.size);
-    result.push_back(std::move(t));
-  }
-  return result;
-}
-
-std::vector<const void*> host_constant_addresses(const Program& p) {
-  std::vector<const void*> result;
-  for (const auto& c : p.constants) result.push_back(c.data.data.get());
   return result;
 }
 
@@ -62,12 +43,7 @@ CompiledModel::CompiledModel(Ref<Context> context, Ref<Device> device, Program p
   inputs_ = specs(program_, program_.inputs);
   outputs_ = specs(program_, program_.outputs);
   weights_ = specs(program_, program_.weights);
-  if (device_->is_host()) {
-    constant_addresses_ = host_constant_addresses(program_);
-  } else {
-    device_constants_ = upload_constants(program_, device_);
-    for (const auto& t : device_constants_) constant_addresses_.push_back(t->data());
-  }
+  constants_ = place_constants(program_, device_);
 }
 
 Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& graph, const CompileSettings& settings,
@@ -228,7 +204,7 @@ std::vector<Constant> evaluate_node(const Node& node, const Program& p, std::spa
     if (e.code() == Code::kUnimplemented || e.code() == Code::kNotFound) return {};
     throw;
   }
-  const std::vector<const void*> constants = host_constant_addresses(mini);
+  const std::vector<const void*> constants = place_constants(mini, Device::cpu()).addresses;
   std::vector<Ref<Tensor>> outs = run_plan(*plan, mini, ExecuteArgs{{}, {}, constants, {}, 1});
   std::vector<Constant> result;
   for (size_t o = 0; o < outs.size(); ++o) result.push_back(constant_of(outs[o], mini.types[mini.outputs[o].value]));

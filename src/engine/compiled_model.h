@@ -18,6 +18,7 @@
 #include "engine/exec_plan.h"
 #include "engine/lru_cache.h"
 #include "engine/model_file.h"
+#include "engine/program_constants.h"
 #include "engine/tensor_spec.h"
 
 namespace maxc {
@@ -72,7 +73,7 @@ class CompiledModel : public Object {
   std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;
   // The program's constants in the device's memory, by constant number (copied there once,
   // at compile, when the device is not the host).
-  std::span<const void* const> constant_addresses() const { return constant_addresses_; }
+  std::span<const void* const> constant_addresses() const { return constants_.addresses; }
 
  private:
   CompiledModel(Ref<Context> context, Ref<Device> device, Program program, const CompileSettings& settings);
@@ -86,8 +87,7 @@ class CompiledModel : public Object {
   CompileSettings settings_;
   std::vector<Ref<TensorSpec>> inputs_, outputs_, weights_;
   NamedTensors bundled_;
-  std::vector<Ref<Tensor>> device_constants_;
-  std::vector<const void*> constant_addresses_;
+  ProgramConstants constants_;
   mutable std::mutex mu_;
   mutable LruCache<SymbolValues, std::shared_ptr<ExecPlan>> plans_;  // under mu_
   std::shared_ptr<const ValueSpecializer> specializer_;

@@ -150,6 +150,11 @@ void Model::refuse_capture() const {
   if (compiled_->specializes())
     fail(Code::kUnimplemented, "a model whose graph depends on input values is compiled per set of them, and is "
                                "not captured as one device graph");
+  if (compiled_->device()->is_host()) return;
+  for (const Node& n : compiled_->program().nodes)
+    if (!n.regions.empty())
+      fail(Code::kUnimplemented, "op '", n.op, "' reads its predicate on the host between device steps, so a model "
+                                 "that holds it is not captured as one device graph");
 }
 
 Ref<Model> Model::create(Ref<CompiledModel> compiled, const NamedTensors& weights) {

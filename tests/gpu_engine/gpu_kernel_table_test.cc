@@ -19,7 +19,6 @@ const std::set<std::string>& ops_without_a_gpu_kernel() {
   static const std::set<std::string> ops = {
       "constant", "constant_external",  // values, not kernels: the program binds them (compiler/flatten.cc)
       "call",                           // inlined by the compiler (compiler/flatten.cc)
-      "cond", "while_loop",             // the host runs control flow for now (engine/lower/control_flow.cc)
   };
   return ops;
 }

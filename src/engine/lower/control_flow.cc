@@ -1,12 +1,19 @@
-// cond and while_loop on the host. Each region gets a plan of its own, built while the node is
-// lowered: a region's inputs have its operands' types, so the node's concrete shapes fix the
-// region's symbols too. The node's kernel then runs those plans through the executor, each in
-// a workspace of its own, and copies the results into the node's outputs.
+// cond and while_loop, on the host and on a GPU alike. Each region gets a plan of its own,
+// built while the node is lowered: a region's inputs have its operands' types, so the node's
+// concrete shapes fix the region's symbols too. The node's kernel runs those plans through
+// the executor, each in a workspace of its own, and copies the results into its outputs.
+//
+// On a GPU the predicate has to reach the host before the next region can be chosen, so the
+// kernel waits for the call's stream there (as ONNX Runtime's If and Loop do): the region's
+// plan runs on a stream of its own, after everything the node's inputs depend on.
 #include <cstring>
 
+#include "driver/cuda/cuda_device.h"
+#include "driver/cuda/cuda_stream.h"
 #include "engine/executor.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
+#include "engine/program_constants.h"
 
 namespace maxc {
 
@@ -16,7 +23,51 @@ struct RegionPlan {
   std::shared_ptr<const Program> program;
   std::vector<uint32_t> feeds;
   std::shared_ptr<const ExecPlan> plan;
-  std::vector<const void*> constants;
+  ProgramConstants constants;
+};
+
+// What every call of the node shares: the device, the region plans, the output shapes.
+struct ControlFlow {
+  Ref<Device> device;
+  std::vector<RegionPlan> regions;
+  std::vector<Shape> outputs;
+  int32_t num_threads = 1;
+
+  // A region run on the node's inputs, with `values` in place of the node's first inputs
+  // (a while_loop's current loop values). Its outputs are final when it returns.
+  std::vector<Ref<Tensor>> run(size_t region, const KernelArgs& args, std::span<const void* const> values) const {
+    const RegionPlan& r = regions[region];
+    std::vector<const void*> inputs;
+    inputs.reserve(r.feeds.size());
+    for (uint32_t feed : r.feeds) inputs.push_back(feed < values.size() ? values[feed] : args.inputs[feed]);
+    return run_plan(*r.plan, *r.program, ExecuteArgs{inputs, {}, r.constants.addresses, {}, num_threads});
+  }
+
+  // A bool element is one byte, nonzero for true. Read once the work queued before it is done.
+  bool holds(const void* pred) const {
+    uint8_t b = 0;
+    if (device->cuda()) {
+      device->cuda()->copy_to_host(&b, pred, 1);
+    } else {
+      b = *static_cast<const uint8_t*>(pred);
+    }
+    return b != 0;
+  }
+
+  // The results into the node's outputs; on a GPU on the call's stream, waited for, since the
+  // results go when the caller drops them.
+  void copy_out(const KernelArgs& args, std::span<const void* const> results) const {
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      const uint64_t bytes = outputs[j].byte_size();
+      if (bytes == 0) continue;  // an empty tensor may have no address at all
+      if (device->cuda()) {
+        device->cuda()->copy_within(args.outputs[j], results[j], bytes, args.stream);
+      } else {
+        std::memcpy(args.outputs[j], results[j], bytes);
+      }
+    }
+    if (args.stream) args.stream->synchronize();
+  }
 };
 
 // The values of every symbol the region's input types mention, as the enclosing plan has them.
@@ -28,37 +79,18 @@ SymbolValues region_symbols(const LowerContext& ctx, const Program& r) {
   return symbols;
 }
 
-RegionPlan plan_region(const LowerContext& ctx, const Region& region) {
-  RegionPlan r{region.program, region.feeds, nullptr, {}};
-  r.plan = ctx.labeled([&] { return build_plan(*r.program, region_symbols(ctx, *r.program), ctx.num_threads, Device::cpu()); });
-  for (const auto& c : r.program->constants) r.constants.push_back(c.data.data.get());
-  return r;
+ControlFlow plan_control_flow(const LowerContext& ctx) {
+  // Devices are reference counted through const methods; the plan keeps this one alive.
+  ControlFlow cf{ctx.on_host() ? Device::cpu() : Ref<Device>::share(const_cast<Device*>(ctx.device)), {},
+                 {ctx.outputs.begin(), ctx.outputs.end()}, ctx.num_threads};
+  for (const Region& region : ctx.node.regions) {
+    RegionPlan r{region.program, region.feeds, nullptr, {}};
+    r.plan = ctx.labeled([&] { return build_plan(*r.program, region_symbols(ctx, *r.program), ctx.num_threads, cf.device); });
+    r.constants = place_constants(*r.program, cf.device);
+    cf.regions.push_back(std::move(r));
+  }
+  return cf;
 }
-
-std::vector<RegionPlan> plan_regions(const LowerContext& ctx) {
-  std::vector<RegionPlan> plans;
-  for (const Region& region : ctx.node.regions) plans.push_back(plan_region(ctx, region));
-  return plans;
-}
-
-// Runs a region on the node's inputs, with `values` in place of the node's first inputs
-// (a while_loop's current loop values).
-std::vector<Ref<Tensor>> run_region(const RegionPlan& r, const KernelArgs& args, std::span<const void* const> values,
-                                    int32_t num_threads) {
-  std::vector<const void*> inputs;
-  inputs.reserve(r.feeds.size());
-  for (uint32_t feed : r.feeds) inputs.push_back(feed < values.size() ? values[feed] : args.inputs[feed]);
-  return run_plan(*r.plan, *r.program, ExecuteArgs{inputs, {}, r.constants, {}, num_threads});
-}
-
-// Region results into the node's outputs (an empty tensor may have no address at all).
-void copy_results(const KernelArgs& args, std::span<const void* const> results, const std::vector<Shape>& shapes) {
-  for (size_t j = 0; j < shapes.size(); ++j)
-    if (const uint64_t bytes = shapes[j].byte_size()) std::memcpy(args.outputs[j], results[j], bytes);
-}
-
-// A bool element is one byte, nonzero for true.
-bool holds(const void* pred) { return *static_cast<const uint8_t*>(pred) != 0; }
 
 std::vector<const void*> addresses(const std::vector<Ref<Tensor>>& tensors) {
   std::vector<const void*> out;
@@ -66,30 +98,28 @@ std::vector<const void*> addresses(const std::vector<Ref<Tensor>>& tensors) {
   return out;
 }
 
+void wait_for_inputs(const KernelArgs& args) {
+  if (args.stream) args.stream->synchronize();
+}
+
 Lowered lower_cond(const LowerContext& ctx) {
-  std::vector<RegionPlan> branches = plan_regions(ctx);
-  std::vector<Shape> outputs(ctx.outputs.begin(), ctx.outputs.end());
-  const int32_t threads = ctx.num_threads;
-  return {[branches = std::move(branches), outputs = std::move(outputs), threads](const KernelArgs& args) {
-    const bool pred = holds(args.inputs[0]);
-    copy_results(args, addresses(run_region(branches[pred ? 0 : 1], args, {}, threads)), outputs);
+  return {[cf = plan_control_flow(ctx)](const KernelArgs& args) {
+    wait_for_inputs(args);
+    const size_t branch = cf.holds(args.inputs[0]) ? 0 : 1;
+    cf.copy_out(args, addresses(cf.run(branch, args, {})));
   }};
 }
 
 Lowered lower_while_loop(const LowerContext& ctx) {
-  std::vector<RegionPlan> regions = plan_regions(ctx);
-  std::vector<Shape> values(ctx.outputs.begin(), ctx.outputs.end());
-  const int32_t threads = ctx.num_threads;
-  return {[regions = std::move(regions), values = std::move(values), threads](const KernelArgs& args) {
-    const RegionPlan& predicate = regions[0];
-    const RegionPlan& body = regions[1];
-    std::vector<const void*> current(args.inputs, args.inputs + values.size());
-    std::vector<Ref<Tensor>> held;  // the tensors `current` points into, past the first iteration
-    while (holds(run_region(predicate, args, current, threads)[0]->data())) {
-      held = run_region(body, args, current, threads);
+  return {[cf = plan_control_flow(ctx)](const KernelArgs& args) {
+    wait_for_inputs(args);
+    std::vector<const void*> current(args.inputs, args.inputs + cf.outputs.size());
+    std::vector<Ref<Tensor>> held;  // what `current` points into, past the first iteration
+    while (cf.holds(cf.run(0, args, current)[0]->data())) {
+      held = cf.run(1, args, current);
       current = addresses(held);
     }
-    copy_results(args, current, values);
+    cf.copy_out(args, current);
   }};
 }
 

@@ -40,6 +40,6 @@ void register_conv_kernels(KernelTable& t);           // conv2d fused_conv2d max
 void register_shape_kernels(KernelTable& t);          // reshape ... shape_to_tensor, constant-free shape ops
 void register_indexing_kernels(KernelTable& t);       // slice_tensor gather gather_nd scatter scatter_nd, range
 void register_quantized_kernels(KernelTable& t);      // dequantize qmatmul
-void register_control_flow_kernels(KernelTable& t);   // cond while_loop (host only)
+void register_control_flow_kernels(KernelTable& t);   // cond while_loop, on every device
 
 }  // namespace maxc
