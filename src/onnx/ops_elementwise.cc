@@ -75,9 +75,37 @@ std::pair<ValueId, ValueId> operands(NodeContext& c) {
   return {a, c.cast(b, c.type_of(a).dtype)};
 }
 
+// float32 and float64 values we can evaluate at import (fold.h's fold_numbers).
+bool foldable_float(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
+
+// Tries to fold the node's float inputs [0, n) with fn; true when the output is set.
+bool try_fold_floats(NodeContext& c, size_t n, const NumberFn& fn) {
+  if (!foldable_float(c.dtype(0))) return false;
+  std::vector<const KnownValue*> ks;
+  for (size_t i = 0; i < n; ++i) {
+    if (!c.has_input(i) || c.dtype(i) != c.dtype(0)) return false;
+    ks.push_back(c.known(i));
+  }
+  std::optional<KnownValue> k = fold_numbers(ks, c.dtype(0), fn);
+  if (!k) return false;
+  c.set_known_output(0, std::move(*k));
+  return true;
+}
+
+std::optional<double> fold_float_arith(const std::string& op, double a, double b) {
+  if (op == "Add") return a + b;
+  if (op == "Sub") return a - b;
+  if (op == "Mul") return a * b;
+  if (op == "Div") return a / b;
+  return std::nullopt;
+}
+
 void import_arith(NodeContext& c, const std::string& op_type, const char* ours) {
   if (!is_float(c.dtype(0)) &&
       try_fold(c, 2, c.dtype(0), [&](const std::vector<Dim>& v) { return fold_arith(op_type, v[0], v[1]); }))
+    return;
+  if (fold_float_arith(op_type, 0, 1) &&
+      try_fold_floats(c, 2, [&](const std::vector<double>& v) { return *fold_float_arith(op_type, v[0], v[1]); }))
     return;
   auto [a, b] = operands(c);
   c.set_output(0, c.op(ours, {a, b}));
@@ -194,12 +222,14 @@ void import_neg(NodeContext& c) {
         return -v[0];
       }))
     return;
+  if (try_fold_floats(c, 1, [](const std::vector<double>& v) { return -v[0]; })) return;
   c.set_output(0, c.op("negate", {c.input(0)}));
 }
 
 ValueId num(NodeContext& c, ValueId like, double v) { return c.scalar(c.type_of(like).dtype, v); }
 
 void import_ceil(NodeContext& c) {
+  if (try_fold_floats(c, 1, [](const std::vector<double>& v) { return std::ceil(v[0]); })) return;
   ValueId x = c.input(0);
   if (!is_float(c.type_of(x).dtype)) return c.set_output(0, c.op("floor", {x}));
   c.set_output(0, c.op("negate", {c.op("floor", {c.op("negate", {x})})}));
@@ -351,6 +381,22 @@ void import_clip(NodeContext& c) {
   c.set_output(0, y);
 }
 
+// A small static value cast at import: integers and floats to float32/64, floats to
+// integers (truncated, as numpy and ONNX Runtime) and bool. Declines values a cast to an
+// integer cannot hold (NaN, infinities, out of range), whose result is undefined.
+bool fold_cast(NodeContext& c, const KnownValue& k, DType to) {
+  if (dtype_is_integral(to)) {
+    std::optional<std::vector<double>> v = k.num_elements() <= kMaxFoldedNumbers ? k.doubles() : std::nullopt;
+    if (!v) return false;
+    for (double x : *v)
+      if (!(std::fabs(x) < 9.2e18)) return false;
+  }
+  std::optional<KnownValue> out = fold_numbers({&k}, to, [](const std::vector<double>& v) { return v[0]; });
+  if (!out) return false;
+  c.set_known_output(0, std::move(*out));
+  return true;
+}
+
 void import_cast(NodeContext& c, bool like) {
   DType to;
   if (like) to = c.dtype(1);
@@ -363,6 +409,8 @@ void import_cast(NodeContext& c, bool like) {
         if (d.is_static()) d = Dim(d.static_value() != 0);
     return c.set_known_output(0, KnownValue::from_dims(to, k->shape, std::move(v)));
   }
+  if (k && foldable_float(to) && fold_cast(c, *k, to)) return;
+  if (k && foldable_float(k->dtype) && (dtype_is_integral(to) || to == DType::kBool) && fold_cast(c, *k, to)) return;
   // saturate=0 (float8 outputs only): out-of-range values become inf/NaN, not the max.
   if (c.attr_int("saturate", 1) == 0 && c.dtype(0) != to)
     return c.set_output(0, c.op("cast", {c.input(0)}, {{"dtype", to}, {"saturate", false}}));
@@ -395,6 +443,15 @@ void add_unary(ImportTable& t, const char* onnx, const char* ours) {
   t[onnx] = [ours](NodeContext& c) { c.set_output(0, c.op(ours, {c.input(0)})); };
 }
 
+// A unary op that also folds on small known float values (exact functions only, so the
+// import-time result is the run-time one).
+void add_folding_unary(ImportTable& t, const char* onnx, const char* ours, double (*fn)(double)) {
+  t[onnx] = [ours, fn](NodeContext& c) {
+    if (try_fold_floats(c, 1, [fn](const std::vector<double>& v) { return fn(v[0]); })) return;
+    c.set_output(0, c.op(ours, {c.input(0)}));
+  };
+}
+
 void add_composed(ImportTable& t, const char* onnx, Fn fn) {
   t[onnx] = [fn](NodeContext& c) { c.set_output(0, fn(c, c.input(0))); };
 }
@@ -420,9 +477,12 @@ void register_elementwise_importers(ImportTable& t) {
   t["IsInf"] = import_is_inf;
 
   t["Neg"] = import_neg;
-  for (auto [onnx, ours] : {std::pair{"Abs", "abs"}, {"Exp", "exp"}, {"Log", "log"},
-                            {"Sqrt", "sqrt"}, {"Floor", "floor"}, {"Round", "round"}, {"Sigmoid", "sigmoid"},
-                            {"Tanh", "tanh"}, {"Relu", "relu"}, {"Erf", "erf"}, {"Sin", "sin"}, {"Cos", "cos"},
+  add_folding_unary(t, "Abs", "abs", [](double x) { return std::fabs(x); });
+  add_folding_unary(t, "Floor", "floor", [](double x) { return std::floor(x); });
+  add_folding_unary(t, "Relu", "relu", [](double x) { return x > 0 ? x : 0.0; });
+  for (auto [onnx, ours] : {std::pair{"Exp", "exp"}, {"Log", "log"},
+                            {"Sqrt", "sqrt"}, {"Round", "round"}, {"Sigmoid", "sigmoid"},
+                            {"Tanh", "tanh"}, {"Erf", "erf"}, {"Sin", "sin"}, {"Cos", "cos"},
                             {"Acos", "acos"}, {"Atanh", "atanh"}})
     add_unary(t, onnx, ours);
   t["Ceil"] = import_ceil;

@@ -172,6 +172,25 @@ void import_concat(NodeContext& c) {
   c.set_output(0, c.op("concat", ins, {{"axis", c.attr_int("axis", 0)}}));
 }
 
+// A known vector split into known parts: a shape split into its dims (AffineGrid's function
+// body splits its size input into N, C, H, W) stays shape arithmetic.
+bool fold_split(NodeContext& c, const std::vector<Dim>& sizes) {
+  const KnownValue* k = c.known(0);
+  if (!k || !k->ints || k->shape.size() != 1) return false;
+  for (const Dim& s : sizes)
+    if (!s.is_static() || s.static_value() < 0) return false;
+  size_t at = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    size_t n = static_cast<size_t>(sizes[i].static_value());
+    if (at + n > k->ints->size()) return false;
+    std::vector<Dim> part(k->ints->begin() + static_cast<std::ptrdiff_t>(at),
+                          k->ints->begin() + static_cast<std::ptrdiff_t>(at + n));
+    c.set_known_output(i, KnownValue::from_dims(k->dtype, {static_cast<int64_t>(n)}, std::move(part)));
+    at += n;
+  }
+  return true;
+}
+
 void import_split(NodeContext& c) {
   const std::vector<Dim>& in = c.type(0).dims;
   int64_t axis = c.axis(c.attr_int("axis", 0), static_cast<int64_t>(in.size()));
@@ -194,6 +213,7 @@ void import_split(NodeContext& c) {
   }
   if (static_cast<int64_t>(sizes.size()) != outputs)
     c.invalid("splits into ", sizes.size(), " parts but has ", outputs, " outputs");
+  if (fold_split(c, sizes)) return;
   std::vector<ValueId> parts = c.ops("split", {c.input(0)}, {{"split_sizes", sizes}, {"axis", axis}});
   for (size_t i = 0; i < parts.size(); ++i) c.set_output(i, parts[i]);
 }

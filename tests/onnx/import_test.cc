@@ -199,6 +199,30 @@ TEST(OnnxImport, ShapeArithmeticDrivesReshapeAndSlice) {
   EXPECT_EQ(out[2]->dims(), (std::vector<int64_t>{4, 3}));
 }
 
+TEST(OnnxImport, FloatArithmeticOnKnownValuesFoldsIntoAShape) {
+  // As exported resizes compute sizes: float(dim) * scale, rounded; and a shape split into
+  // its dims and put back together (AffineGrid's function body). 6 * float32(2/3) is
+  // 4.0000001 in double but exactly 4 in float32, as at run time: its ceiling is 4.
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {4, 6})};
+  g.outputs = {value_info("y", kFloat, {})};
+  g.initializers = {tensor_f32("scale", {}, {1.5f}), tensor_f32("two_thirds", {}, {2.0f / 3})};
+  g.nodes = {node("Shape", {"x"}, {"s"}),
+             node("Split", {"s"}, {"rows", "cols"}, {attr_int("num_outputs", 2)}),
+             node("Cast", {"rows"}, {"rows_f"}, {attr_int("to", kFloat)}),
+             node("Mul", {"rows_f", "scale"}, {"r6"}),
+             node("Cast", {"cols"}, {"cols_f"}, {attr_int("to", kFloat)}),
+             node("Mul", {"cols_f", "two_thirds"}, {"c4_f"}),
+             node("Ceil", {"c4_f"}, {"c4"}),
+             node("Cast", {"r6"}, {"r6_i"}, {attr_int("to", kInt64)}),
+             node("Cast", {"c4"}, {"c4_i"}, {attr_int("to", kInt64)}),
+             node("Concat", {"r6_i", "c4_i"}, {"shape"}, {attr_int("axis", 0)}),
+             node("Reshape", {"x", "shape"}, {"y"})};
+  ImportedModel m = import_string(model(g, 18));
+  EXPECT_EQ(m.graph.type(m.graph.outputs()[0].value).dims, (std::vector<Dim>{Dim(6), Dim(4)}));
+  EXPECT_EQ(m.graph.ops().size(), 1u);  // only the reshape: the arithmetic all folded
+}
+
 TEST(OnnxImport, UnnamedDimsGetFreshSymbols) {
   GraphSpec g;
   g.inputs = {value_info("x", kFloat, {std::string(""), std::string("n m")})};
