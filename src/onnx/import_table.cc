@@ -30,6 +30,9 @@ const ImportTable& import_table() {
     register_ml_importers(t);
     register_determinant_importers(t);
     register_deform_conv_importers(t);
+    register_if_importers(t);
+    register_loop_importers(t);
+    register_scan_importers(t);
     return t;
   }();
   return table;

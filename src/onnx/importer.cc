@@ -6,6 +6,7 @@
 
 #include "driver/storage.h"
 #include "onnx/dtypes.h"
+#include "onnx/import_nodes.h"
 #include "onnx/model_proto.h"
 #include "onnx/node_context.h"
 #include "onnx/tensor_data.h"
@@ -14,8 +15,6 @@
 
 namespace maxc::onnx {
 namespace {
-
-bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 int64_t default_opset(const ModelProto& m) {
   int64_t opset = 0;
@@ -67,8 +66,7 @@ class GraphImporter {
     add_initializers();
     for (const ValueInfoProto& in : graph_inputs()) add_input(in);
     check_input_values_named();
-    const ImportTable& table = import_table();
-    for (size_t i = 0; i < g.nodes.size(); ++i) import_node(table, g.nodes[i], i);
+    import_nodes(g.nodes, opset_, values_, graph_);
     set_outputs();
     NamedTensors weights = values_.used_weights();  // before graph_ moves out
     return ImportedModel{std::move(graph_), std::move(weights)};
@@ -162,45 +160,6 @@ class GraphImporter {
     Ref<Tensor> host = value.copy(Device::cpu());
     op.type = TensorType{host->dtype(), {host->dims().begin(), host->dims().end()}, DeviceRef::cpu()};
     op.known = std::make_shared<KnownValue>(KnownValue::from_tensor(host));
-  }
-
-  void import_node(const ImportTable& table, const NodeProto& node, size_t index) {
-    NodeContext ctx(node, index, opset_, values_, graph_);
-    // Operators of other domains are in the table as "<domain>.<op_type>".
-    const std::string key = is_default_domain(node.domain) ? node.op_type : node.domain + "." + node.op_type;
-    if (!is_default_domain(node.domain) && !table.count(key))
-      fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": operator domain '", node.domain,
-           "' is not supported (for operator '", node.op_type, "')");
-    // Operators of other domains need no opset of the default one (a model of only
-    // ai.onnx.ml or ai.onnx.preview.training nodes imports none).
-    if (opset_ == 0 && is_default_domain(node.domain))
-      fail(Code::kInvalidArgument, "onnx: ", ctx.label(), ": the model imports no opset of the default domain");
-    auto it = table.find(key);
-    if (it == table.end())
-      fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": operator '", node.op_type, "' is not supported");
-    if (is_default_domain(node.domain) && opset_ < oldest_mapped_opset(node.op_type))
-      fail(Code::kUnimplemented, "onnx: ", ctx.label(), ": opset ", opset_, "'s version of ", node.op_type,
-           " is not supported (max_c maps it from opset ", oldest_mapped_opset(node.op_type),
-           "; convert the model with onnx.version_converter)");
-    for (const AttributeProto& a : node.attributes)
-      if (!a.ref_attr_name.empty())
-        fail(Code::kInvalidArgument, "onnx: ", ctx.label(), ": attribute '", a.name,
-             "' refers to a function attribute outside a function");
-    try {
-      it->second(ctx);
-    } catch (const InputValuesNeeded&) {
-      throw;  // its message names the node already
-    } catch (const Error& e) {
-      std::string msg = e.what();
-      if (msg.rfind("onnx: ", 0) == 0) throw;
-      throw Error(e.code(), "onnx: " + ctx.label() + ": " + msg);
-    }
-    for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty() && !values_.has(node.outputs[i])) {
-        Operand missing;
-        missing.missing = "output " + std::to_string(i) + " of " + ctx.label() + " is not supported";
-        values_.define(node.outputs[i], std::move(missing), ctx.label());
-      }
   }
 
   void set_outputs() {

@@ -134,6 +134,11 @@ void NodeContext::set_known_output(size_t i, KnownValue k) {
   values_.define(node_.outputs[i], std::move(op), label());
 }
 
+void NodeContext::set_output_from(size_t i, Operand op) {
+  if (!wants_output(i)) return;
+  values_.define(node_.outputs[i], std::move(op), label());
+}
+
 std::vector<ValueId> NodeContext::ops(std::string_view name, std::vector<ValueId> inputs, const Attrs& attrs) {
   return graph_.add_op(name, 0, inputs, attrs);
 }

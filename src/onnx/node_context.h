@@ -42,8 +42,11 @@ class NodeContext {
   NodeContext(const NodeProto& node, size_t index, int64_t opset, ValueTable& values, Graph& graph);
 
   const NodeProto& node() const { return node_; }
+  size_t index() const { return index_; }
   int64_t opset() const { return opset_; }
   Graph& graph() { return graph_; }
+  // The names in scope: what a subgraph of this node resolves its outer names against.
+  ValueTable& values() { return values_; }
 
   // ---- inputs (an empty name is an omitted optional input) ----
   size_t num_inputs() const { return node_.inputs.size(); }
@@ -74,6 +77,9 @@ class NodeContext {
   bool wants_output(size_t i) const { return i < node_.outputs.size() && !node_.outputs[i].empty(); }
   void set_output(size_t i, ValueId v);
   void set_known_output(size_t i, KnownValue k);
+  // Output i is `op`, an operand of this graph (a subgraph's output inlined here, from
+  // ValueTable::as_operand): known stays known.
+  void set_output_from(size_t i, Operand op);
 
   // ---- building ----
   ValueId op(std::string_view name, std::vector<ValueId> inputs, const Attrs& attrs = {});
@@ -157,6 +163,9 @@ void register_training_importers(ImportTable& t);  // ai.onnx.preview.training
 void register_ml_importers(ImportTable& t);        // ai.onnx.ml
 void register_determinant_importers(ImportTable& t);
 void register_deform_conv_importers(ImportTable& t);
+void register_if_importers(ImportTable& t);
+void register_loop_importers(ImportTable& t);
+void register_scan_importers(ImportTable& t);
 
 const ImportTable& import_table();
 

@@ -142,16 +142,27 @@ struct GraphSpec {
   std::vector<Msg> nodes, initializers, inputs, outputs;
 };
 
-// A model importing `opsets`, each {domain, version} ("" is the default domain).
-inline std::string model_with_opsets(const GraphSpec& g, const std::vector<std::pair<std::string, int64_t>>& opsets) {
+inline Msg graph_msg(const GraphSpec& g, const std::string& name = "test") {
   Msg graph;
   for (const Msg& n : g.nodes) graph.msg(1, n);
-  graph.bytes(2, "test");
+  graph.bytes(2, name);
   for (const Msg& t : g.initializers) graph.msg(5, t);
   for (const Msg& i : g.inputs) graph.msg(11, i);
   for (const Msg& o : g.outputs) graph.msg(12, o);
+  return graph;
+}
+
+// A subgraph attribute (If's branches, Loop's and Scan's body).
+inline Msg attr_graph(const std::string& name, const GraphSpec& g, const std::string& graph_name) {
+  Msg a;
+  a.bytes(1, name).varint(20, 5).msg(6, graph_msg(g, graph_name));
+  return a;
+}
+
+// A model importing `opsets`, each {domain, version} ("" is the default domain).
+inline std::string model_with_opsets(const GraphSpec& g, const std::vector<std::pair<std::string, int64_t>>& opsets) {
   Msg m;
-  m.varint(1, 8).bytes(2, "max_c-test").msg(7, graph);
+  m.varint(1, 8).bytes(2, "max_c-test").msg(7, graph_msg(g));
   for (const auto& [domain, version] : opsets) {
     Msg op;
     op.bytes(1, domain).varint(2, static_cast<uint64_t>(version));
