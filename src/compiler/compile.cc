@@ -1,5 +1,6 @@
 #include "base/log.h"
 #include "compiler/passes.h"
+#include "compiler/stages.h"
 
 namespace maxc {
 
@@ -20,6 +21,7 @@ Program prepare_program(const Graph& graph, const CompileOptions& opts) {
   graph.verify();
   Program p = program_from_graph(graph);
   simplify(p, opts);
+  add_symbol_sources(p);
   return p;
 }
 

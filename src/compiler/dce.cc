@@ -10,6 +10,7 @@ namespace maxc {
 void eliminate_dead_code(Program& p) {
   std::vector<bool> live(p.types.size(), false);
   for (const auto& out : p.outputs) live[out.value] = true;
+  for (const auto& source : p.symbol_sources) live[source.value] = true;
   std::vector<bool> keep(p.nodes.size(), false);
   for (size_t k = p.nodes.size(); k-- > 0;) {
     const Node& n = p.nodes[k];

@@ -21,6 +21,7 @@ std::vector<int32_t> use_counts(const Program& p) {
   for (const Node& n : p.nodes)
     for (ValueId v : n.inputs) ++uses[v];
   for (const auto& out : p.outputs) ++uses[out.value];
+  for (const auto& source : p.symbol_sources) ++uses[source.value];
   return uses;
 }
 
@@ -53,7 +54,9 @@ std::string Program::to_string() const {
   for (const Node& n : nodes) print_node(os, *this, n, "  ");
   os << "  output(";
   for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << outputs[i].name << " = %" << outputs[i].value;
-  os << ")\n}\n";
+  os << ")\n";
+  for (const auto& s : symbol_sources) os << "  symbol " << s.symbol << " = %" << s.value << "\n";
+  os << "}\n";
   return os.str();
 }
 

@@ -54,6 +54,13 @@ struct ProgramConstant {
   Constant data;
 };
 
+// A symbol whose value is data rather than a dim of an input: the int64 scalar `value`, once
+// computed (how many elements a nonzero finds). See compiler/stages.h.
+struct SymbolSource {
+  std::string symbol;
+  ValueId value = 0;
+};
+
 struct Program {
   std::vector<TensorType> types;  // by ValueId; the ids of the source graph, plus new ones
   std::vector<ProgramInput> inputs;
@@ -61,6 +68,7 @@ struct Program {
   std::vector<ProgramConstant> constants;
   std::vector<Node> nodes;          // topological order
   std::vector<NamedValue> outputs;
+  std::vector<SymbolSource> symbol_sources;
 
   // A fresh value id of type `t` (passes that introduce values).
   ValueId new_value(TensorType t) {
@@ -82,7 +90,7 @@ void for_each_region(Program& p, const std::function<void(Program&)>& fn);
 
 // For each value: the index of the node that produces it, or -1 for a leaf.
 std::vector<int64_t> producers(const Program& p);
-// For each value: how many node inputs and program outputs read it.
+// For each value: how many node inputs, program outputs and symbol sources read it.
 std::vector<int32_t> use_counts(const Program& p);
 
 }  // namespace maxc

@@ -42,6 +42,7 @@ std::vector<ValueId> identity_map(const Program& p) {
 void apply_replacements(Program& p, const std::vector<ValueId>& replace) {
   for (Node& n : p.nodes) rewrite_inputs(n, replace);
   for (auto& out : p.outputs) out.value = resolve(replace, out.value);
+  for (auto& source : p.symbol_sources) source.value = resolve(replace, source.value);
 }
 
 }  // namespace maxc

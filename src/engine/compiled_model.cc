@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "base/str_cat.h"
+#include "compiler/stages.h"
 #include "engine/executor.h"
 #include "engine/placement.h"
 #include "engine/program_constants.h"
@@ -64,6 +65,7 @@ Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& gra
   auto model = Ref<CompiledModel>::adopt(
       new CompiledModel(std::move(context), std::move(device), std::move(program), settings));
   model->bundled_ = std::move(bundled);
+  if (!model->program_.symbol_sources.empty()) model->stages_ = split_stages(model->program_);
   bool all_static = true;
   for (const auto& in : model->program_.inputs) all_static = all_static && model->program_.types[in.value].is_static();
   if (all_static) model->plan_for({});
@@ -152,18 +154,21 @@ Ref<CompiledModel> CompiledModel::specialized(std::span<const Ref<Tensor>> input
   }
 }
 
-std::shared_ptr<ExecPlan> CompiledModel::plan_for(const SymbolValues& symbols) const {
+std::shared_ptr<ExecPlan> CompiledModel::plan_for(const SymbolValues& symbols, size_t stage) const {
+  std::pair<size_t, SymbolValues> key{stage, symbols};
   {
     std::lock_guard lock(mu_);
-    if (const std::shared_ptr<ExecPlan>* cached = plans_.find(symbols)) return *cached;
+    if (const std::shared_ptr<ExecPlan>* cached = plans_.find(key)) return *cached;
   }
   // Built outside the lock: two threads meeting a new shape at once may both build it,
   // which costs time but never correctness.
-  std::shared_ptr<ExecPlan> plan = build_plan(program_, symbols, context_->num_threads(), device_);
+  const Program& program = stages_.empty() ? program_ : stages_.at(stage);
+  std::shared_ptr<ExecPlan> plan = build_plan(program, symbols, context_->num_threads(), device_);
   MAXC_LOG(kDebug, "planned ", plan->steps.size(), " steps, arena ", plan->arena_bytes, " bytes of ",
            plan->intermediate_bytes, " intermediate");
+  const size_t capacity = static_cast<size_t>(settings_.plan_cache_capacity) * std::max<size_t>(1, stages_.size());
   std::lock_guard lock(mu_);
-  plans_.put(symbols, plan, static_cast<size_t>(settings_.plan_cache_capacity));
+  plans_.put(std::move(key), plan, capacity);
   return plan;
 }
 

@@ -69,8 +69,13 @@ class CompiledModel : public Object {
   bool copies_inputs() const { return settings_.copy_inputs; }
   const CompileSettings& settings() const { return settings_; }
 
-  // The plan for these symbol values: cached (least recently used goes first) or built now.
-  std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols) const;
+  // A program whose dims depend on data runs in stages (compiler/stages.h): their programs,
+  // which share the program's weights and constants. Empty for every other program.
+  const std::vector<Program>& stages() const { return stages_; }
+
+  // The plan of the program, or of stage `stage`, for these symbol values: cached (least
+  // recently used goes first) or built now.
+  std::shared_ptr<ExecPlan> plan_for(const SymbolValues& symbols, size_t stage = 0) const;
   // The program's constants in the device's memory, by constant number (copied there once,
   // at compile, when the device is not the host).
   std::span<const void* const> constant_addresses() const { return constants_.addresses; }
@@ -89,7 +94,8 @@ class CompiledModel : public Object {
   NamedTensors bundled_;
   ProgramConstants constants_;
   mutable std::mutex mu_;
-  mutable LruCache<SymbolValues, std::shared_ptr<ExecPlan>> plans_;  // under mu_
+  std::vector<Program> stages_;
+  mutable LruCache<std::pair<size_t, SymbolValues>, std::shared_ptr<ExecPlan>> plans_;  // under mu_, by stage
   std::shared_ptr<const ValueSpecializer> specializer_;
   mutable std::vector<std::string> value_inputs_;  // under mu_: grows as reads need more
   mutable LruCache<std::string, Ref<CompiledModel>> specialized_;  // under mu_

@@ -1,6 +1,7 @@
 #include "engine/model.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "base/str_cat.h"
@@ -67,6 +68,17 @@ std::vector<const void*> addresses_of(const std::vector<Ref<Tensor>>& tensors) {
   std::vector<const void*> addresses;
   for (const auto& t : tensors) addresses.push_back(t->data());
   return addresses;
+}
+
+// Each symbol whose source the stages have computed, read on the host.
+void bind_computed_symbols(const Program& p, const std::map<ValueId, Ref<Tensor>>& computed, SymbolValues& symbols) {
+  for (const SymbolSource& source : p.symbol_sources) {
+    auto it = computed.find(source.value);
+    if (it == computed.end() || symbols.contains(source.symbol)) continue;
+    int64_t value = 0;
+    std::memcpy(&value, it->second->copy(Device::cpu())->data(), sizeof value);
+    symbols.emplace(source.symbol, value);
+  }
 }
 
 uint64_t graph_key(std::span<const uint64_t> keys, const Device& device) {
@@ -147,6 +159,9 @@ Ref<Model> Model::specialized(std::span<const Ref<Tensor>> inputs, std::vector<R
 }
 
 void Model::refuse_capture() const {
+  if (!compiled_->stages().empty())
+    fail(Code::kUnimplemented, "a model whose dims depend on data (a nonzero's count) runs in stages, planned as ",
+                               "each count is known, and is not captured as one device graph");
   if (compiled_->specializes())
     fail(Code::kUnimplemented, "a model whose graph depends on input values is compiled per set of them, and is "
                                "not captured as one device graph");
@@ -204,10 +219,30 @@ std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> given) cons
     Ref<Model> model = specialized(given, &rest);
     return model->execute(rest);
   }
+  if (!compiled_->stages().empty()) return execute_in_stages(given);
   const CheckedInputs inputs = check_inputs(given, *compiled_);
   const PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols), snapshot());
   const std::vector<const void*> in = addresses_of(inputs.dense);
   return run_plan(*binding.plan, compiled_->program(), binding.args(in));
+}
+
+std::vector<Ref<Tensor>> Model::execute_in_stages(std::span<const Ref<Tensor>> given) const {
+  CheckedInputs inputs = check_inputs(given, *compiled_);
+  const Program& whole = compiled_->program();
+  const std::shared_ptr<const BoundWeights> weights = snapshot();
+  std::map<ValueId, Ref<Tensor>> computed;  // the stages' outputs so far
+  for (size_t k = 0; k < compiled_->stages().size(); ++k) {
+    const Program& stage = compiled_->stages()[k];
+    std::vector<const void*> in = addresses_of(inputs.dense);
+    for (size_t i = whole.inputs.size(); i < stage.inputs.size(); ++i) in.push_back(computed.at(stage.inputs[i].value)->data());
+    const PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols, k), weights);
+    std::vector<Ref<Tensor>> outs = run_plan(*binding.plan, stage, binding.args(in));
+    for (size_t j = 0; j < outs.size(); ++j) computed[stage.outputs[j].value] = std::move(outs[j]);
+    bind_computed_symbols(whole, computed, inputs.symbols);
+  }
+  std::vector<Ref<Tensor>> outputs;
+  for (const auto& out : whole.outputs) outputs.push_back(computed.at(out.value));
+  return outputs;
 }
 
 std::vector<Ref<Tensor>> Model::capture(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> given) {

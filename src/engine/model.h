@@ -81,6 +81,9 @@ class Model : public Object {
   // inputs it takes.
   Ref<Model> specialized(std::span<const Ref<Tensor>> inputs, std::vector<Ref<Tensor>>* rest) const;
   void refuse_capture() const;
+  // A staged compiled model (CompiledModel::stages): each stage planned for the symbols the
+  // inputs and the earlier stages' counts bind.
+  std::vector<Ref<Tensor>> execute_in_stages(std::span<const Ref<Tensor>> inputs) const;
 
   Ref<CompiledModel> compiled_;
   mutable std::mutex mu_;

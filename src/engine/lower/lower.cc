@@ -16,6 +16,7 @@ void register_builtin_kernels(KernelTable& t) {
   register_indexing_kernels(t);
   register_quantized_kernels(t);
   register_control_flow_kernels(t);
+  register_nonzero_kernels(t);
 }
 
 }  // namespace maxc

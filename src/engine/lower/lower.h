@@ -41,5 +41,6 @@ void register_shape_kernels(KernelTable& t);          // reshape ... shape_to_te
 void register_indexing_kernels(KernelTable& t);       // slice_tensor gather gather_nd scatter scatter_nd, range
 void register_quantized_kernels(KernelTable& t);      // dequantize qmatmul
 void register_control_flow_kernels(KernelTable& t);   // cond while_loop, on every device
+void register_nonzero_kernels(KernelTable& t);        // nonzero count_nonzero
 
 }  // namespace maxc

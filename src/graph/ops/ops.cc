@@ -22,6 +22,7 @@ void register_builtin_ops(OpRegistry& r) {
   register_conv_ops(r);
   register_quantized_ops(r);
   register_control_flow_ops(r);
+  register_nonzero_ops(r);
 }
 
 }  // namespace maxc

@@ -36,5 +36,6 @@ void register_indexing_ops(OpRegistry& r);       // §5.13: slice_tensor gather 
 void register_conv_ops(OpRegistry& r);           // §5.10: conv2d max_pool2d avg_pool2d
 void register_quantized_ops(OpRegistry& r);      // §5.9: dequantize qmatmul
 void register_control_flow_ops(OpRegistry& r);   // §5.16: cond while_loop call
+void register_nonzero_ops(OpRegistry& r);        // §5.14: nonzero
 
 }  // namespace maxc

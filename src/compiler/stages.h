@@ -1,0 +1,30 @@
+// Dims that data decides. A plan is made for concrete shapes, but how many indices a nonzero
+// gives is known only once its input is: its out_dim is a symbol no input binds. Such a
+// program runs in stages. A count node (count_nonzero) computes the symbol's value; the
+// stage that computes it ends there; the engine reads the count and plans the next stage,
+// whose types may use the symbol, with it bound. Values later stages read cross over as
+// stage outputs and inputs.
+#pragma once
+
+#include <vector>
+
+#include "compiler/program.h"
+
+namespace maxc {
+
+// Adds a count_nonzero node and a SymbolSource for each symbol a nonzero's out_dim names that
+// the program's inputs do not bind (the first nonzero to name it; later ones check their own
+// count against it when they run). UNIMPLEMENTED for an out_dim that is an expression of
+// unbound symbols, and for one inside a cond or while_loop region (regions are planned
+// whole, with the node).
+void add_symbol_sources(Program& p);
+
+// Stage k of p: p's types, weights and constants unchanged (so the program's bound weights
+// and placed constants serve every stage), inputs p's inputs followed by the values earlier
+// stages computed that it reads (named "%<id>"), its own nodes in order, and as outputs the
+// values it computes that later stages, symbol sources or p's outputs read (named "%<id>";
+// p's outputs that are leaves come out of stage 0). One stage, p itself, when p has no
+// symbol sources.
+std::vector<Program> split_stages(const Program& p);
+
+}  // namespace maxc
