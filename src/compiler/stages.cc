@@ -16,12 +16,26 @@ std::set<std::string> input_symbols(const Program& p) {
   return symbols;
 }
 
-const Dim& out_dim(const Node& nonzero) { return nonzero.attrs.get<std::vector<Dim>>("out_dim").at(0); }
+// The ops whose out_dim data decides: nonzero, and repeat_interleave with its repeats a tensor.
+bool counts_data(const Node& n) {
+  return n.op == "nonzero" || (n.op == "repeat_interleave" && n.inputs.size() == 2);
+}
 
-// The symbols of nonzero's out_dim that `bound` lacks.
-std::vector<std::string> unbound(const Node& nonzero, const std::set<std::string>& bound) {
+const Dim& out_dim(const Node& n) { return n.attrs.get<std::vector<Dim>>("out_dim").at(0); }
+
+// The node that computes the value of n's out_dim into `count`, from n's own inputs.
+Node count_node(const Node& n, ValueId count) {
+  if (n.op == "nonzero") return Node{"count_nonzero", {n.inputs[0]}, {count}, {}, {}, {}};
+  Attrs attrs;
+  if (n.attrs.has("axis")) attrs.set("axis", n.attrs.get<int64_t>("axis"));
+  return Node{"count_repeats", n.inputs, {count}, std::move(attrs), {}, {}};
+}
+
+// The symbols of n's out_dim that `bound` lacks (none when n's output length is no data's).
+std::vector<std::string> unbound(const Node& n, const std::set<std::string>& bound) {
   std::vector<std::string> missing;
-  for (const std::string& s : out_dim(nonzero).symbols())
+  if (!counts_data(n)) return missing;
+  for (const std::string& s : out_dim(n).symbols())
     if (!bound.contains(s)) missing.push_back(s);
   return missing;
 }
@@ -31,8 +45,8 @@ void check_regions(Program& p) {
   for_each_region(p, [](Program& r) {
     const std::set<std::string> bound = input_symbols(r);
     for (const Node& n : r.nodes)
-      if (n.op == "nonzero" && !unbound(n, bound).empty())
-        fail(Code::kUnimplemented, "op 'nonzero' inside a cond or while_loop: its out_dim '", out_dim(n),
+      if (!unbound(n, bound).empty())
+        fail(Code::kUnimplemented, "op '", n.op, "' inside a cond or while_loop: its out_dim '", out_dim(n),
              "' is known only when it runs; a region's dims must follow from its inputs");
     check_regions(r);
   });
@@ -46,13 +60,13 @@ void add_symbol_sources(Program& p) {
   std::vector<Node> nodes;
   nodes.reserve(p.nodes.size());
   for (Node& n : p.nodes) {
-    if (n.op == "nonzero" && !unbound(n, bound).empty()) {
+    if (!unbound(n, bound).empty()) {
       const Dim& dim = out_dim(n);
       if (!dim.is_symbolic())
-        fail(Code::kUnimplemented, "op 'nonzero': out_dim '", dim, "' is an expression of '", unbound(n, bound)[0],
+        fail(Code::kUnimplemented, "op '", n.op, "': out_dim '", dim, "' is an expression of '", unbound(n, bound)[0],
              "', which no input binds; name the count with a symbol of its own");
       const ValueId count = p.new_value(TensorType{DType::kInt64, {}, p.types[n.inputs.at(0)].device});
-      nodes.push_back(Node{"count_nonzero", {n.inputs[0]}, {count}, {}, {}, {}});
+      nodes.push_back(count_node(n, count));
       p.symbol_sources.push_back({dim.symbol(), count});
       bound.insert(dim.symbol());
     }

@@ -1,6 +1,7 @@
 // Dims that data decides. A plan is made for concrete shapes, but how many indices a nonzero
-// gives is known only once its input is: its out_dim is a symbol no input binds. Such a
-// program runs in stages. A count node (count_nonzero) computes the symbol's value; the
+// gives, or how long a repeat_interleave by a tensor of repeats makes its axis, is known only
+// once its inputs are: its out_dim is a symbol no input binds. Such a program runs in stages.
+// A count node (count_nonzero, count_repeats) computes the symbol's value; the
 // stage that computes it ends there; the engine reads the count and plans the next stage,
 // whose types may use the symbol, with it bound. Values later stages read cross over as
 // stage outputs and inputs.
@@ -12,9 +13,9 @@
 
 namespace maxc {
 
-// Adds a count_nonzero node and a SymbolSource for each symbol a nonzero's out_dim names that
-// the program's inputs do not bind (the first nonzero to name it; later ones check their own
-// count against it when they run). UNIMPLEMENTED for an out_dim that is an expression of
+// Adds a count node and a SymbolSource for each symbol an out_dim names that the program's
+// inputs do not bind (the first op to name it; later ones check their own count against it
+// when they run). UNIMPLEMENTED for an out_dim that is an expression of
 // unbound symbols, and for one inside a cond or while_loop region (regions are planned
 // whole, with the node).
 void add_symbol_sources(Program& p);

@@ -84,6 +84,26 @@ TEST(Nonzero, ACountAnInputBindsIsCheckedAndTheModelRunsAgain) {
   EXPECT_EQ(values_of<int64_t>(out[0]), (std::vector<int64_t>{0, 2}));
 }
 
+// repeat_interleave by a tensor of repeats, its length a symbol no input binds: counted first.
+TEST(Nonzero, RepeatsFromATensorAreCountedFirstToo) {
+  Graph g("repeat");
+  ValueId x = g.add_input("x", f32({3}));
+  ValueId r = g.add_input("r", TensorType{DType::kInt64, {3}, DeviceRef::cpu()});
+  ValueId y = g.add_op("repeat_interleave", {x, r}, {{"axis", int64_t{0}}, {"out_dim", std::vector<Dim>{"total"}}})[0];
+  g.set_outputs({{"y", g.add_op("exp", {y})[0]}});
+  Ref<Model> model = compile(g);
+  EXPECT_EQ(model->compiled()->stages().size(), 2u);
+  for (const std::vector<int64_t>& counts : {std::vector<int64_t>{2, 0, 1}, std::vector<int64_t>{0, 0, 0}}) {
+    auto rt = Tensor::create(Device::cpu(), DType::kInt64, {3});
+    std::memcpy(rt->data(), counts.data(), 3 * sizeof(int64_t));
+    auto out = model->execute(std::vector<Ref<Tensor>>{floats({3}, {0, 1, 2}), rt});
+    std::vector<float> want;
+    for (size_t i = 0; i < 3; ++i)
+      for (int64_t k = 0; k < counts[i]; ++k) want.push_back(std::exp(static_cast<float>(i)));
+    EXPECT_EQ(values_of<float>(out[0]), want);
+  }
+}
+
 TEST(Nonzero, AnUnboundCountInsideABranchIsUnimplemented) {
   Graph branch("branch");
   ValueId bx = branch.add_input("x", f32({4}));

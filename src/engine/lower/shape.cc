@@ -169,15 +169,36 @@ Lowered lower_repeat_interleave(const LowerContext& ctx) {
   const int64_t total_out = ctx.outputs[0].dims[static_cast<size_t>(axis)];
   const DType count_type = counts.dtype;
   const int64_t slice = inner * w;
-  // The kernel cannot fail a call; where the counts are constants, check the promised length now.
+  // Where the counts are constants, the promised length is checked now; otherwise when it runs.
+  const auto mismatch = [label = ctx.op_label(), total_out](int64_t sum) {
+    fail(Code::kInvalidArgument, label, ": the repeats sum to ", sum, " but attribute 'out_dim' is ", total_out);
+  };
   if (const Constant* c = ctx.input_constant(1)) {
     const int64_t sum = cpu::repeat_total(c->data.get(), count_type, num_counts, d);
-    if (sum != total_out)
-      fail(Code::kInvalidArgument, ctx.op_label(), ": the repeats sum to ", sum, " but attribute 'out_dim' is ",
-           total_out);
+    if (sum != total_out) mismatch(sum);
   }
   return {[=](const KernelArgs& a) {
-    cpu::repeat_interleave(a.inputs[0], a.inputs[1], count_type, num_counts, a.outputs[0], outer, d, total_out, slice);
+    const int64_t sum =
+        cpu::repeat_interleave(a.inputs[0], a.inputs[1], count_type, num_counts, a.outputs[0], outer, d, total_out, slice);
+    if (sum != total_out) mismatch(sum);
+  }};
+}
+
+// The length repeat_interleave's repeats give its axis: the value of an out_dim no input
+// binds (compiler/stages.h). Inputs and attributes are the repeat_interleave's.
+Lowered lower_count_repeats(const LowerContext& ctx) {
+  const Shape& x = ctx.inputs[0];
+  const int64_t axis = ctx.attrs().has("axis") ? axis_in(ctx, ctx.attr<int64_t>("axis"), x.rank(), "attribute 'axis'") : -1;
+  const int64_t d = axis < 0 ? x.num_elements() : x.dims[static_cast<size_t>(axis)];
+  const Shape& counts = ctx.inputs[1];
+  if (!dtype_is_integral(counts.dtype)) ctx.unsupported("repeats of dtype ", dtype_name(counts.dtype));
+  const int64_t num_counts = counts.num_elements();
+  if (num_counts != 1 && num_counts != d)
+    fail(Code::kInvalidArgument, "op 'repeat_interleave': input 1 'repeats_tensor' ", counts.to_string(),
+         " must hold 1 or ", d, " counts");
+  const DType count_type = counts.dtype;
+  return {[=](const KernelArgs& a) {
+    *static_cast<int64_t*>(a.outputs[0]) = cpu::repeat_total(a.inputs[1], count_type, num_counts, d);
   }};
 }
 
@@ -248,6 +269,7 @@ void register_shape_kernels(KernelTable& t) {
   t.add("split", lower_split);
   t.add("chunk", lower_split);
   t.add("repeat_interleave", lower_repeat_interleave);
+  t.add("count_repeats", lower_count_repeats);
   t.add("pad", lower_pad);
   t.add("shape_to_tensor", lower_shape_to_tensor);
 }
