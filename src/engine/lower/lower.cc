@@ -17,6 +17,7 @@ void register_builtin_kernels(KernelTable& t) {
   register_quantized_kernels(t);
   register_control_flow_kernels(t);
   register_nonzero_kernels(t);
+  register_masked_scatter_kernels(t);
 }
 
 }  // namespace maxc

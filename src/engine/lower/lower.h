@@ -14,7 +14,8 @@ struct LowerContext;
 
 void register_builtin_kernels(KernelTable& t);
 
-// reshape squeeze unsqueeze flatten as_interleaved_complex rebind: aliases, on every device.
+// reshape squeeze unsqueeze flatten as_interleaved_complex rebind bitcast: aliases, on every
+// device.
 void register_alias_kernels(KernelTable& t);
 // Output 0 is input 0's bytes; INTERNAL unless their element counts and dtypes agree.
 Lowered lower_alias(const LowerContext& ctx);
@@ -42,5 +43,6 @@ void register_indexing_kernels(KernelTable& t);       // slice_tensor gather gat
 void register_quantized_kernels(KernelTable& t);      // dequantize qmatmul
 void register_control_flow_kernels(KernelTable& t);   // cond while_loop, on every device
 void register_nonzero_kernels(KernelTable& t);        // nonzero count_nonzero
+void register_masked_scatter_kernels(KernelTable& t); // masked_scatter
 
 }  // namespace maxc

@@ -23,6 +23,8 @@ void register_builtin_ops(OpRegistry& r) {
   register_quantized_ops(r);
   register_control_flow_ops(r);
   register_nonzero_ops(r);
+  register_bitwise_ops(r);
+  register_masked_scatter_ops(r);
 }
 
 }  // namespace maxc

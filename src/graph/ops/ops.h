@@ -37,5 +37,8 @@ void register_conv_ops(OpRegistry& r);           // §5.10: conv2d max_pool2d av
 void register_quantized_ops(OpRegistry& r);      // §5.9: dequantize qmatmul
 void register_control_flow_ops(OpRegistry& r);   // §5.16: cond while_loop call
 void register_nonzero_ops(OpRegistry& r);        // §5.14: nonzero
+// Extras beyond MAX: bitwise_and/or/xor/not and bitcast (ONNX's bitwise operators).
+void register_bitwise_ops(OpRegistry& r);
+void register_masked_scatter_ops(OpRegistry& r); // §5.14: masked_scatter
 
 }  // namespace maxc

@@ -1,0 +1,42 @@
+// masked_scatter on the host: one pass in row-major order, the mask read through broadcast
+// strides.
+#include "engine/lower/lower.h"
+#include "engine/lowering.h"
+#include "kernels/cpu/masked_scatter.h"
+
+namespace maxc {
+
+namespace {
+
+// The mask's element strides against the input's dims, right-aligned, 0 where it broadcasts.
+std::vector<int64_t> broadcast_strides(const Shape& mask, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 0);
+  int64_t stride = 1;
+  for (size_t k = 0; k < mask.dims.size(); ++k) {
+    const size_t m = mask.dims.size() - 1 - k, a = dims.size() - 1 - k;
+    if (mask.dims[m] != 1) strides[a] = stride;
+    stride *= mask.dims[m];
+  }
+  return strides;
+}
+
+Lowered lower_masked_scatter(const LowerContext& ctx) {
+  const std::vector<int64_t> dims = ctx.inputs[0].dims;
+  const std::vector<int64_t> strides = broadcast_strides(ctx.inputs[1], dims);
+  const int64_t bytes = dtype_size_in_bytes(ctx.inputs[0].dtype);
+  const int64_t num_updates = ctx.inputs[2].num_elements();
+  const std::string label = ctx.op_label();
+  return {[=](const KernelArgs& a) {
+    const int64_t taken = cpu::masked_scatter(a.inputs[0], static_cast<const uint8_t*>(a.inputs[1]), a.inputs[2],
+                                              a.outputs[0], dims, strides, bytes, num_updates);
+    if (taken > num_updates)
+      fail(Code::kInvalidArgument, label, ": the mask holds at ", taken, " positions but updates has only ",
+           num_updates, " elements");
+  }};
+}
+
+}  // namespace
+
+void register_masked_scatter_kernels(KernelTable& t) { t.add("masked_scatter", lower_masked_scatter); }
+
+}  // namespace maxc
