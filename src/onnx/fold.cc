@@ -77,7 +77,8 @@ std::optional<KnownValue> fold_elementwise(const std::vector<const KnownValue*>&
 
 std::optional<KnownValue> fold_numbers(const std::vector<const KnownValue*>& operands, DType dtype,
                                        const NumberFn& fn) {
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !dtype_is_integral(dtype) && dtype != DType::kBool)
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !dtype_is_half(dtype) && !dtype_is_integral(dtype) &&
+      dtype != DType::kBool)
     return std::nullopt;
   std::vector<std::vector<double>> values;
   for (const KnownValue* k : operands) {

@@ -28,9 +28,12 @@ constexpr int64_t kMaxFoldedNumbers = 1024;
 using NumberFn = std::function<double(const std::vector<double>& args)>;
 
 // Broadcasts static operands and applies `fn` per element in double precision, the result
-// converted to `dtype` (float32, float64, an integer or bool: what from_doubles makes).
+// converted to `dtype` (a float, an integer or bool: what from_doubles makes).
 // For float32 +, -, *, / that is the correctly rounded float32 result, as at run time (a
-// double carries more than twice float32's precision, so rounding twice is harmless).
+// double carries more than twice float32's precision, so rounding twice is harmless). A
+// float16/bfloat16 result is rounded through float32, as the kernels compute it; float32
+// in turn carries at least 2p + 2 bits of either (p = 11, 8), so +, -, *, / still end
+// correctly rounded.
 // nullopt when an operand is not static or the result is too large.
 std::optional<KnownValue> fold_numbers(const std::vector<const KnownValue*>& operands, DType dtype,
                                        const NumberFn& fn);

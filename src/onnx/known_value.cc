@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "driver/device.h"
+#include "kernels/cpu/half.h"
 
 namespace maxc::onnx {
 namespace {
@@ -22,6 +23,24 @@ void write_all(uint8_t* p, const std::vector<double>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
     T v = static_cast<T>(values[i]);
     std::memcpy(p + i * sizeof(T), &v, sizeof(T));
+  }
+}
+
+// float16 and bfloat16 elements through float32 with the kernels' conversions, so a value
+// folded here has the bits the same computation has at run time (which rounds to float32
+// first, then to the half type).
+void read_halves(const uint8_t* p, int64_t n, float (*to_float)(uint16_t), std::vector<double>* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, p + i * 2, 2);
+    out->push_back(to_float(h));
+  }
+}
+
+void write_halves(uint8_t* p, const std::vector<double>& values, uint16_t (*from_float)(float)) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint16_t h = from_float(static_cast<float>(values[i]));
+    std::memcpy(p + i * 2, &h, 2);
   }
 }
 
@@ -73,6 +92,8 @@ std::optional<std::vector<double>> KnownValue::doubles() const {
   switch (dtype) {
     case DType::kFloat32: read_all<float>(p, n, &out); break;
     case DType::kFloat64: read_all<double>(p, n, &out); break;
+    case DType::kFloat16: read_halves(p, n, cpu::f16_to_float, &out); break;
+    case DType::kBFloat16: read_halves(p, n, cpu::bf16_to_float, &out); break;
     default:
       if (!dtype_is_integral(dtype) && dtype != DType::kBool) return std::nullopt;
       for (int64_t i = 0; i < n; ++i) out.push_back(static_cast<double>(int_at(*data, i)));
@@ -120,6 +141,8 @@ KnownValue KnownValue::from_doubles(DType dtype, std::vector<int64_t> shape, con
   switch (dtype) {
     case DType::kFloat32: write_all<float>(p, values); break;
     case DType::kFloat64: write_all<double>(p, values); break;
+    case DType::kFloat16: write_halves(p, values, cpu::float_to_f16); break;
+    case DType::kBFloat16: write_halves(p, values, cpu::float_to_bf16); break;
     case DType::kBool:
       for (size_t i = 0; i < values.size(); ++i) p[i] = values[i] != 0;
       break;

@@ -38,7 +38,8 @@ struct KnownValue {
   static KnownValue from_tensor(Ref<Tensor> t);
   // An integer/bool tensor from Dims; bytes are filled when every Dim is static.
   static KnownValue from_dims(DType dtype, std::vector<int64_t> shape, std::vector<Dim> values);
-  // A float or integer tensor from doubles, converted to `dtype` (float32/64 and integers).
+  // A float or integer tensor from doubles, converted to `dtype` (float32/64, float16 and
+  // bfloat16 (rounded through float32, as a cast at run time), integers and bool).
   static KnownValue from_doubles(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values);
 
   Constant to_constant() const;  // requires is_static()

@@ -75,8 +75,9 @@ std::pair<ValueId, ValueId> operands(NodeContext& c) {
   return {a, c.cast(b, c.type_of(a).dtype)};
 }
 
-// float32 and float64 values we can evaluate at import (fold.h's fold_numbers).
-bool foldable_float(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
+// Float values we can evaluate at import (fold.h's fold_numbers): float32, float64 and the
+// half types, which the kernels also compute in float32.
+bool foldable_float(DType d) { return d == DType::kFloat32 || d == DType::kFloat64 || dtype_is_half(d); }
 
 // Tries to fold the node's float inputs [0, n) with fn; true when the output is set.
 bool try_fold_floats(NodeContext& c, size_t n, const NumberFn& fn) {
@@ -381,7 +382,7 @@ void import_clip(NodeContext& c) {
   c.set_output(0, y);
 }
 
-// A small static value cast at import: integers and floats to float32/64, floats to
+// A small static value cast at import: integers and floats to a float type, floats to
 // integers (truncated, as numpy and ONNX Runtime) and bool. Declines values a cast to an
 // integer cannot hold (NaN, infinities, out of range), whose result is undefined.
 bool fold_cast(NodeContext& c, const KnownValue& k, DType to) {

@@ -98,3 +98,54 @@ def test_a_specializing_model_is_not_captured(reshape_model):
     with pytest.raises(_errors.MaxError, match="compiled per set") as e:
         model.capture(0, x, shape)
     assert e.value.code == _errors.UNIMPLEMENTED
+
+
+@pytest.mark.parametrize("elem", [TensorProto.FLOAT16, TensorProto.BFLOAT16])
+def test_half_typed_range_bounds_are_folded(tmp_path, elem):
+    """Range's bounds in float16/bfloat16, fed as inputs: known once given, they fold at
+    import like float32 ones (the element values rounded as the half type rounds them)."""
+    path = save(tmp_path, "half_range", [helper.make_node("Range", ["start", "limit", "delta"], ["y"])],
+                [helper.make_tensor_value_info(n, elem, []) for n in ("start", "limit", "delta")],
+                [helper.make_tensor_value_info("y", elem, ["n"])])
+    dtype = helper.tensor_dtype_to_np_dtype(elem)
+    model = InferenceSession(num_threads=1).load(path)
+    for start, limit, delta in ((1, 5, 2), (-1.5, 2, 0.75), (0.1, 0.8, 0.3)):
+        got = model.execute(*[np.array(v, dtype) for v in (start, limit, delta)])[0].to_numpy()
+        s, l, d = (float(np.array(v, dtype)) for v in (start, limit, delta))
+        want = np.array([s + i * d for i in range(int(np.ceil((l - s) / d)))]).astype(np.float32).astype(dtype)
+        np.testing.assert_array_equal(got.astype(np.float32), want.astype(np.float32))
+
+
+def test_a_shape_computed_in_float16_folds_into_a_reshape(tmp_path):
+    """Shape arithmetic in float16 (Cast, Mul, Ceil, Cast back) on a value input: it folds at
+    import, each step rounded to float16 as at run time, and ends in the Reshape's shape."""
+    F16 = TensorProto.FLOAT16
+    path = save(tmp_path, "half_shape", [
+        helper.make_node("Cast", ["rows"], ["rows_h"], to=F16),
+        helper.make_node("Mul", ["rows_h", "ratio"], ["scaled"]),
+        helper.make_node("Ceil", ["scaled"], ["up"]),
+        helper.make_node("Cast", ["up"], ["n"], to=I64),
+        helper.make_node("Concat", ["n", "minus_one"], ["shape"], axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["y"])],
+        [helper.make_tensor_value_info("x", F32, [60]), helper.make_tensor_value_info("rows", I64, [1])],
+        [helper.make_tensor_value_info("y", F32, None)],
+        [numpy_helper.from_array(np.array([0.3], np.float16), "ratio"),
+         numpy_helper.from_array(np.array([-1], np.int64), "minus_one")])
+    model = InferenceSession(num_threads=1).load(path)
+    x = np.arange(60, dtype=np.float32)
+    # float16(0.3) is 0.300048828125: 10 times it is 3.00049 in float32, whose ceiling would
+    # be 4, but float16 rounds it to 3.
+    for rows, want_rows in ((10, 3), (20, 6), (5, 2)):
+        got = model.execute(x, np.array([rows], np.int64))[0].to_numpy()
+        assert got.shape == (want_rows, 60 // want_rows)
+
+
+def test_half_typed_range_with_a_zero_delta_is_invalid(tmp_path):
+    F16 = TensorProto.FLOAT16
+    path = save(tmp_path, "zero_delta", [helper.make_node("Range", ["start", "limit", "delta"], ["y"])],
+                [helper.make_tensor_value_info(n, F16, []) for n in ("start", "limit", "delta")],
+                [helper.make_tensor_value_info("y", F16, ["n"])])
+    model = InferenceSession(num_threads=1).load(path)
+    with pytest.raises(_errors.MaxError, match=r"\(Range\): delta is 0") as e:
+        model.execute(np.float16(0), np.float16(4), np.float16(0))
+    assert e.value.code == _errors.INVALID_ARGUMENT
