@@ -1,5 +1,6 @@
 // Linear algebra and ordering: MatMul, Gemm, CumSum, TopK, Trilu.
 #include "onnx/node_context.h"
+#include "onnx/order_key.h"
 
 namespace maxc::onnx {
 namespace {
@@ -36,20 +37,19 @@ void import_cumsum(NodeContext& c) {
                }));
 }
 
-// TopK: our top_k gives the largest, sorted; the smallest are the largest of -x.
+// TopK: our top_k gives the largest, sorted, of the types order_key maps onto; the
+// smallest are the largest of the reversed key.
 void import_top_k(NodeContext& c) {
   // Before opset 10, K was the attribute k.
   int64_t k = c.opset() < 10 ? c.attr_int("k", -1) : static_cast<int64_t>(c.known_scalar(1, "K"));
   if (k < 0) c.invalid("K must be given and not negative, got ", k);
   int64_t axis = c.axis(c.attr_int("axis", -1), c.rank(0));
   bool largest = c.attr_int("largest", 1) != 0;
-  ValueId x = c.input(0);
-  if (!largest) {
-    if (dtype_is_unsigned_integral(c.type_of(x).dtype)) c.unsupported("largest = 0 on unsigned integers");
-    x = c.op("negate", {x});
-  }
-  std::vector<ValueId> out = c.ops("top_k", {x}, {{"k", k}, {"axis", axis}});
-  c.set_output(0, largest ? out[0] : c.op("negate", {out[0]}));
+  ValueId key = order_key(c, c.input(0));
+  if (!largest) key = reversed_order(c, key);
+  std::vector<ValueId> out = c.ops("top_k", {key}, {{"k", k}, {"axis", axis}});
+  ValueId top = largest ? out[0] : reversed_order(c, out[0]);
+  c.set_output(0, from_order_key(c, top, c.dtype(0)));
   c.set_output(1, out[1]);
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "onnx/node_context.h"
+#include "onnx/order_key.h"
 
 namespace maxc::onnx {
 namespace {
@@ -240,16 +241,6 @@ WindowTable window_table(const Window& w, const std::vector<int64_t>& in, const 
   return t;
 }
 
-// argmax has CPU kernels for floats, int32 and int64: narrower integers widen exactly (their
-// order kept), as uint32 does into int64.
-ValueId comparable(NodeContext& c, ValueId x) {
-  const DType dt = c.type_of(x).dtype;
-  if (dtype_is_float(dt) || dt == DType::kInt32 || dt == DType::kInt64) return x;
-  if (dtype_is_integral(dt) && dtype_size_in_bits(dt) < 32) return c.cast(x, DType::kInt32);
-  if (dt == DType::kUInt32) return c.cast(x, DType::kInt64);
-  c.unsupported("the Indices output of a ", dtype_name(dt), " input");
-}
-
 // Indices: each window's taps gathered from x as [N*C, windows, taps], the first maximum
 // picked by argmax and mapped back through the table to its input position, then offset by
 // the (n, c) plane's start, as ONNX flattens the whole input.
@@ -270,7 +261,7 @@ ValueId max_pool_indices(NodeContext& c, ValueId x, const std::vector<Dim>& y_di
     return c.constant(KnownValue::from_doubles(DType::kInt64, std::move(shape), v));
   };
   const Dim planes = xd[0] * xd[1];
-  const ValueId flat = c.reshape(comparable(c, x), {planes, Dim(product(in))});
+  const ValueId flat = c.reshape(order_key(c, x), {planes, Dim(product(in))});
   const ValueId taps = c.op("gather", {flat, table(t.read, {t.windows, t.taps})}, {{"axis", int64_t{1}}});
   ValueId at = c.op("argmax", {taps}, {{"axis", int64_t{2}}});  // [N*C, windows, 1]
   std::vector<double> row_start;

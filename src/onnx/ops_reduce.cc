@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "onnx/node_context.h"
+#include "onnx/order_key.h"
 
 namespace maxc::onnx {
 namespace {
@@ -96,10 +97,10 @@ ValueId filled(NodeContext& c, const std::vector<int64_t>& axes, double value) {
   return c.op("broadcast_to", {c.scalar(c.dtype(0), value)}, {{"shape", dims}});
 }
 
-// max and min of booleans are "any" and "all": taken over 0 and 1.
+// max and min of types the kernels lack go through an order key (max and min of booleans,
+// "any" and "all", over 0 and 1).
 ValueId extremum(NodeContext& c, const char* op, ValueId x, const std::vector<int64_t>& axes) {
-  if (c.type_of(x).dtype != DType::kBool) return chain(c, op, x, axes);
-  return c.cast(chain(c, op, c.cast(x, DType::kUInt8), axes), DType::kBool);
+  return from_order_key(c, chain(c, op, order_key(c, x), axes), c.type_of(x).dtype);
 }
 
 void import_reduce(NodeContext& c, Kind kind, int64_t axes_input_since) {
@@ -162,7 +163,7 @@ void import_arg(NodeContext& c, const char* op) {
     steps.back() = -1;
     x = c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}, {"steps", steps}});
   }
-  ValueId y = c.op(op, {x}, {{"axis", axis}});
+  ValueId y = c.op(op, {order_key(c, x)}, {{"axis", axis}});
   if (last) {
     const Dim& d = c.type(0).dims[static_cast<size_t>(axis)];
     if (!d.is_static()) c.unsupported("select_last_index needs a static dim along the axis");
