@@ -3,7 +3,8 @@
 // computed here, in double, exactly as the ONNX reference does (onnx/reference/ops/
 // op_resize.py): nearest becomes one gather of the chosen index; linear and cubic (with
 // antialias and exclude_outside) gather an [out, taps] index table and sum it weighted.
-// tf_crop_and_resize's positions outside the input take extrapolation_value.
+// tf_crop_and_resize's positions outside the input take extrapolation_value. Upsample, its
+// predecessor, maps onto the same tables.
 #include <algorithm>
 #include <cmath>
 
@@ -248,6 +249,23 @@ void check_plan(NodeContext& c, const AxisPlan& p) {
     c.unsupported("axis ", p.axis, " resizes to ", p.out, " elements (at most ", kMaxResized, ")");
 }
 
+// The plan of `axis` before its scale is known: its (static) input length.
+AxisPlan plan_of(NodeContext& c, int64_t axis) {
+  AxisPlan p;
+  p.axis = axis;
+  const Dim& d = c.type(0).dims[static_cast<size_t>(axis)];
+  if (!d.is_static()) c.unsupported("a resized axis must have a static dim, axis ", axis, " has ", d);
+  p.in = d.static_value();
+  return p;
+}
+
+// Resized by `scale`: the output length is floor(in * scale).
+AxisPlan scaled(AxisPlan p, double scale) {
+  p.scale = scale;
+  p.out = to_count(scale * static_cast<double>(p.in));
+  return p;
+}
+
 // One plan per resized axis, in the order `axes` lists them.
 std::vector<AxisPlan> plan_axes(NodeContext& c, const Spec& s) {
   int64_t r = c.rank(0);
@@ -266,12 +284,8 @@ std::vector<AxisPlan> plan_axes(NodeContext& c, const Spec& s) {
   }
   std::vector<AxisPlan> plans;
   for (size_t i = 0; i < axes.size(); ++i) {
-    AxisPlan p;
-    p.axis = axes[i];
-    const Dim& d = c.type(0).dims[static_cast<size_t>(p.axis)];
-    if (!d.is_static()) c.unsupported("a resized axis must have a static dim, axis ", p.axis, " has ", d);
-    p.in = d.static_value();
-    if (by_scales) p.scale = given[i], p.out = to_count(given[i] * static_cast<double>(p.in));
+    AxisPlan p = plan_of(c, axes[i]);
+    if (by_scales) p = scaled(p, given[i]);
     else p.out = to_count(given[i]), p.scale = given[i] / static_cast<double>(p.in);
     if (!roi.empty()) p.roi_start = roi[i], p.roi_end = roi[i + axes.size()];
     plans.push_back(p);
@@ -287,16 +301,53 @@ bool is_identity(const AxisPlan& p) {
   return close(p.scale, 1) && p.out == p.in && std::abs(p.roi_start) <= 1e-9 && close(p.roi_end, 1);
 }
 
+ValueId resize(NodeContext& c, const Spec& s, const std::vector<AxisPlan>& plans) {
+  ValueId x = c.input(0);
+  for (const AxisPlan& p : plans)
+    if (!is_identity(p)) x = resize_axis(c, s, x, p);
+  return x;
+}
+
 void import_resize(NodeContext& c) {
   Spec s = read_spec(c);
-  ValueId x = c.input(0);
-  for (const AxisPlan& p : plan_axes(c, s))
-    if (!is_identity(p)) x = resize_axis(c, s, x, p);
-  c.set_output(0, x);
+  c.set_output(0, resize(c, s, plan_axes(c, s)));
+}
+
+// Upsample's scales, one per axis: the attribute before opset 9, input 1 from it on.
+std::vector<double> upsample_scales(NodeContext& c) {
+  if (c.opset() >= 9) return known_doubles(c, 1, "scales");
+  std::optional<std::vector<float>> a = c.attr_floats("scales");
+  if (!a) c.invalid("attribute 'scales' is required before opset 9");
+  return {a->begin(), a->end()};
+}
+
+// Upsample (opsets 7 to 9) is the Resize that came before coordinate transformation modes:
+// a source position is y / scale (asymmetric) and nearest rounds it down, as ONNX's version
+// converter maps it onto Resize-11. It only enlarges: every scale is at least 1.
+void import_upsample(NodeContext& c) {
+  if (c.opset() >= 10) c.invalid("Upsample is deprecated from opset 10 on (Resize replaces it)");
+  Spec s;
+  s.mode = c.attr_string("mode", "nearest");
+  if (s.mode != "nearest" && s.mode != "linear") c.invalid("mode \"", s.mode, "\" (expected nearest or linear)");
+  s.coords = "asymmetric";
+  s.nearest_mode = "floor";
+  std::vector<double> scales = upsample_scales(c);
+  if (static_cast<int64_t>(scales.size()) != c.rank(0))
+    c.invalid("scales has ", scales.size(), " entries for an input of rank ", c.rank(0));
+  std::vector<AxisPlan> plans;
+  for (size_t a = 0; a < scales.size(); ++a) {
+    if (!(scales[a] >= 1)) c.invalid("scales[", a, "] is ", scales[a], "; Upsample's scales must be >= 1");
+    plans.push_back(scaled(plan_of(c, static_cast<int64_t>(a)), scales[a]));
+    check_plan(c, plans.back());
+  }
+  c.set_output(0, resize(c, s, plans));
 }
 
 }  // namespace
 
-void register_resize_importers(ImportTable& t) { t["Resize"] = import_resize; }
+void register_resize_importers(ImportTable& t) {
+  t["Resize"] = import_resize;
+  t["Upsample"] = import_upsample;
+}
 
 }  // namespace maxc::onnx

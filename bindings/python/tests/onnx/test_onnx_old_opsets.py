@@ -1,7 +1,8 @@
 """Models of opsets 7 to 12 (the ones most exported models in the wild still use): operators
 whose older versions took attributes where opset 13 takes inputs (Squeeze, Unsqueeze,
 ReduceSum, Split, Pad, Slice, Clip, TopK), Softmax's 2-D coercion, Dropout's mask type and
-Scatter each import in their old form and compute what onnx's reference evaluator computes.
+Scatter each import in their old form and compute what onnx's reference evaluator computes;
+Upsample (opsets 7 to 9) maps onto Resize.
 A version max_c does not map (Resize-10, BatchNormalization spatial=0, opset 6) is
 UNIMPLEMENTED naming it."""
 import numpy as np
@@ -172,6 +173,72 @@ def test_unmapped_versions_are_unimplemented_naming_them(tmp_path):
     assert e.value.code == _errors.UNIMPLEMENTED
     path, _, _ = single_node(tmp_path, 6, "Relu", {"x": x}, ["y"])
     with pytest.raises(_errors.MaxError, match="opset 6") as e:
+        InferenceSession(num_threads=1).load(str(path))
+    assert e.value.code == _errors.UNIMPLEMENTED
+
+
+def upsample_reference(x, scales, mode):
+    """Upsample as ONNX Runtime computes it: output position y reads the source position
+    y / scale (asymmetric), rounded down for nearest, interpolated between its two neighbours
+    (the last one repeated past the end) for linear; axis by axis."""
+    for axis, scale in enumerate(scales):
+        n = x.shape[axis]
+        pos = np.arange(int(np.floor(n * scale))) / np.float64(scale)
+        lo = np.minimum(np.floor(pos).astype(np.int64), n - 1)
+        if mode == "nearest":
+            x = np.take(x, lo, axis=axis)
+            continue
+        hi = np.minimum(lo + 1, n - 1)
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        w = (pos - lo).reshape(shape)
+        x = (np.take(x, lo, axis=axis) * (1 - w) + np.take(x, hi, axis=axis) * w).astype(x.dtype)
+    return x
+
+
+@pytest.mark.parametrize("opset", [7, 8, 9])
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_upsample_is_resize_with_asymmetric_positions(tmp_path, opset, mode):
+    """Scales are an attribute before opset 9 and an input from it on; non-integer ones too."""
+    x = x_of(2, 3, 3, 4)
+    scales = np.array([1, 2, 1.5, 2.5] if mode == "nearest" else [1, 1, 1.5, 2.5], np.float32)
+    if opset < 9:
+        ours = check(tmp_path, opset, "Upsample", {"x": x}, ["y"], {"mode": mode, "scales": scales.tolist()},
+                     want=[upsample_reference(x, scales, mode)])
+    else:
+        ours = check(tmp_path, opset, "Upsample", {"x": x, "scales": scales}, ["y"], {"mode": mode},
+                     initializers=("scales",), want=[upsample_reference(x, scales, mode)])
+    assert ours[0].shape == ((2, 6, 4, 10) if mode == "nearest" else (2, 3, 4, 10))
+
+
+def test_upsample_nearest_moves_integers_unchanged(tmp_path):
+    x = np.arange(-6, 6, dtype=np.int32).reshape(1, 2, 2, 3)
+    scales = np.array([1, 1, 3, 2], np.float32)
+    check(tmp_path, 9, "Upsample", {"x": x, "scales": scales}, ["y"], out_types=[TensorProto.INT32],
+          initializers=("scales",), want=[upsample_reference(x, scales, "nearest")])
+
+
+@pytest.mark.parametrize("opset, inputs, attrs, message", [
+    (9, {"scales": np.array([1, 1, 0.5, 2], np.float32)}, {}, r"scales\[2\] is 0.5"),
+    (9, {"scales": np.array([1, 2], np.float32)}, {}, "2 entries for an input of rank 4"),
+    (9, {"scales": np.array([1, 1, 2, 2], np.float32)}, {"mode": "cubic"}, 'mode "cubic"'),
+    (7, {}, {}, "attribute 'scales' is required"),
+    (10, {"scales": np.array([1, 1, 2, 2], np.float32)}, {}, "deprecated from opset 10"),
+])
+def test_upsample_refuses_what_onnx_forbids_naming_it(tmp_path, opset, inputs, attrs, message):
+    path, _, _ = single_node(tmp_path, opset, "Upsample", {"x": x_of(1, 1, 2, 2), **inputs}, ["y"], attrs,
+                             initializers=tuple(inputs))
+    with pytest.raises(_errors.MaxError, match=message) as e:
+        InferenceSession(num_threads=1).load(str(path))
+    assert e.value.code == _errors.INVALID_ARGUMENT
+    assert "(Upsample)" in e.value.message
+
+
+def test_upsample_linear_of_integers_is_unimplemented(tmp_path):
+    x = np.arange(4, dtype=np.int32).reshape(1, 1, 2, 2)
+    path, _, _ = single_node(tmp_path, 9, "Upsample", {"x": x, "scales": np.array([1, 1, 2, 2], np.float32)}, ["y"],
+                             {"mode": "linear"}, out_types=[TensorProto.INT32], initializers=("scales",))
+    with pytest.raises(_errors.MaxError, match=r"\(Upsample\).*non-float") as e:
         InferenceSession(num_threads=1).load(str(path))
     assert e.value.code == _errors.UNIMPLEMENTED
 
