@@ -4,7 +4,9 @@
 // time steps and directions; each step then adds only H·Rᵀ and the gate activations.
 // Gate orders are ONNX's: GRU z, r, h; LSTM i, o, f, c; peepholes i, o, f.
 // An absent initial state is zero, and the terms it would feed are left out rather than
-// multiplied by a zero tensor.
+// multiplied by a zero tensor. sequence_lens shorter than the input masks each step: a batch
+// entry past its length keeps its state and outputs zeros (so the final state is the one at
+// its last step, and a reverse pass starts at that step); an empty one ends in zeros.
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -50,7 +52,7 @@ class RecurrentImport {
 
   void run() {
     read_attributes();
-    check_sequence_lens();
+    read_sequence_lens();
     std::vector<ValueId> projections = project_inputs();
     std::vector<ValueId> ys, hs, cs;
     for (int64_t d = 0; d < dirs_; ++d) {
@@ -139,16 +141,18 @@ class RecurrentImport {
     }
   }
 
-  // Only sequences of the full length can be unrolled: padding would need per-batch masks.
-  void check_sequence_lens() {
+  // The lengths as a [B, 1] int64 column to compare each step's time against; none when
+  // every sequence is known to run the full length.
+  void read_sequence_lens() {
     if (!c_.has_input(kSeqLens)) return;
+    if (c_.rank(kSeqLens) != 1) c_.invalid("sequence_lens must have rank 1, got ", c_.rank(kSeqLens));
     const KnownValue* k = c_.known(kSeqLens);
-    std::optional<std::vector<int64_t>> lens = k ? k->static_ints() : std::nullopt;
-    if (!lens)
-      c_.unsupported("sequence_lens is computed at run time; only an absent or full-length (", seq_,
-                     ") sequence_lens is supported");
-    for (int64_t n : *lens)
-      if (n != seq_) c_.unsupported("sequence_lens has ", n, "; only full-length (", seq_, ") sequences are supported");
+    if (std::optional<std::vector<int64_t>> known = k ? k->static_ints() : std::nullopt) {
+      for (int64_t n : *known)
+        if (n < 0 || n > seq_) c_.invalid("sequence_lens holds ", n, "; lengths must be in [0, ", seq_, "]");
+      if (std::all_of(known->begin(), known->end(), [&](int64_t n) { return n == seq_; })) return;
+    }
+    lens_ = c_.reshape(c_.cast(c_.input(kSeqLens), DType::kInt64), {c_.type(kSeqLens).dims[0], Dim(1)});
   }
 
   // ---- operand plumbing ----
@@ -317,15 +321,38 @@ class RecurrentImport {
     dir.h = mul(o, activate(dir.acts[2], c));
   }
 
+  // `updated` where the step is within the entry's sequence, else `kept` (zero when absent).
+  ValueId within(ValueId mask, ValueId updated, std::optional<ValueId> kept) {
+    return c_.op("where", {mask, updated, kept ? *kept : scalar(0)});
+  }
+
+  // Past an entry's length, step t keeps the state it started from (h, cell) and outputs 0.
+  void mask_step(Direction& dir, size_t t, std::optional<ValueId> h, std::optional<ValueId> cell) {
+    ValueId mask = c_.op("less", {c_.scalar(DType::kInt64, static_cast<double>(t)), *lens_});  // [B, 1]
+    dir.outputs[t] = within(mask, *dir.h, std::nullopt);
+    dir.h = within(mask, *dir.h, h);
+    if (dir.c) dir.c = within(mask, *dir.c, cell);
+  }
+
+  // An empty sequence ends in a zero state, not its initial one (as ONNX Runtime has it).
+  void zero_empty(Direction& dir) {
+    ValueId ran = c_.op("greater", {*lens_, c_.scalar(DType::kInt64, 0)});
+    dir.h = within(ran, *dir.h, std::nullopt);
+    if (dir.c) dir.c = within(ran, *dir.c, std::nullopt);
+  }
+
   void run_direction(Direction& dir, bool reverse) {
     dir.outputs.assign(static_cast<size_t>(seq_), 0);
     for (int64_t k = 0; k < seq_; ++k) {
       size_t t = static_cast<size_t>(reverse ? seq_ - 1 - k : k);
+      const std::optional<ValueId> h = dir.h, cell = dir.c;
       if (cell_ == Cell::kRnn) rnn_step(dir, dir.steps[t]);
       else if (cell_ == Cell::kGru) gru_step(dir, dir.steps[t]);
       else lstm_step(dir, dir.steps[t]);
       dir.outputs[t] = *dir.h;
+      if (lens_) mask_step(dir, t, h, cell);
     }
+    if (lens_) zero_empty(dir);
   }
 
   // Y [S, D, B, H], Y_h and Y_c [D, B, H]; layout 1 puts the batch first.
@@ -348,6 +375,7 @@ class RecurrentImport {
   int64_t dirs_ = 1, layout_ = 0, hidden_ = 0, seq_ = 0;
   DType dt_ = DType::kInvalid;
   std::optional<double> clip_;
+  std::optional<ValueId> lens_;  // [B, 1] int64, when a sequence may end early
   bool linear_before_reset_ = false;
   std::vector<Activation> acts_;
 };

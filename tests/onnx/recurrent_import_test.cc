@@ -1,8 +1,9 @@
 // RNN, GRU and LSTM imported as unrolled graphs, against straightforward C++ references of
-// the ONNX formulas; and the cases the unrolling cannot express.
+// the ONNX formulas (sequence_lens included); and the cases the unrolling cannot express.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "onnx_test_util.h"
 #include "proto_writer.h"
@@ -139,29 +140,81 @@ TEST(OnnxRecurrent, BatchFirstRnnMatchesReference) {
   expect_near(floats_of(out[0]), want);
 }
 
+// ---- sequence_lens ----
+
+// An RNN (tanh) over sequences of their own lengths: Y [S, B, H] zero past each length, and
+// the state after its last step in Y_h (zero for an empty sequence, as ONNX Runtime has it).
+// `reverse` walks each sequence from its own last step.
+std::pair<Vec, Vec> rnn_with_lengths(const Dims& d, const Vec& x, const Vec& w, const Vec& r, const Vec& h0,
+                                     const std::vector<int32_t>& lens, bool reverse) {
+  size_t H = d.hidden;
+  Vec y(d.seq * d.batch * H, 0.f), y_h(d.batch * H, 0.f);
+  for (size_t n = 0; n < d.batch; ++n) {
+    size_t len = static_cast<size_t>(lens[n]);
+    Vec h(h0.begin() + static_cast<std::ptrdiff_t>(n * H), h0.begin() + static_cast<std::ptrdiff_t>((n + 1) * H));
+    for (size_t k = 0; k < len; ++k) {
+      size_t t = reverse ? len - 1 - k : k;
+      Vec next(H);
+      for (size_t j = 0; j < H; ++j)
+        next[j] = std::tanh(dot_row(w, j, d.in, &x[(t * d.batch + n) * d.in]) + dot_row(r, j, H, h.data()));
+      h = next;
+      std::copy(h.begin(), h.end(), y.begin() + static_cast<std::ptrdiff_t>((t * d.batch + n) * H));
+    }
+    if (len > 0) std::copy(h.begin(), h.end(), y_h.begin() + static_cast<std::ptrdiff_t>(n * H));
+  }
+  return {y, y_h};
+}
+
+// sequence_lens fed at run time: each step is masked per batch entry.
+void check_lengths(bool reverse) {
+  const Dims d{4, 3, 2, 3};
+  const int64_t S = 4, B = 3, I = 2, H = 3;
+  Vec w = ramp(H * I, 0.2f, -0.5f), r = ramp(H * H, 0.15f, -0.4f), h0 = ramp(B * H, 0.1f, -0.2f);
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {S, B, I}), value_info("lens", kInt32, {B})};
+  g.outputs = {value_info("y", kFloat, {}), value_info("y_h", kFloat, {})};
+  g.initializers = {tensor_f32("w", {1, H, I}, w), tensor_f32("r", {1, H, H}, r), tensor_f32("h0", {1, B, H}, h0)};
+  g.nodes = {node("RNN", {"x", "w", "r", "", "lens", "h0"}, {"y", "y_h"},
+                  {attr_int("hidden_size", H), attr_string("direction", reverse ? "reverse" : "forward")})};
+  Vec x = ramp(S * B * I, 0.3f, -1.f);
+  std::vector<int32_t> lens = {4, 2, 0};
+  auto t = Tensor::create(Device::cpu(), DType::kInt32, {B});
+  std::copy(lens.begin(), lens.end(), reinterpret_cast<int32_t*>(t->data()));
+  auto out = run_model(model(g, 22), {f32_tensor({S, B, I}, x), t});
+  auto [y, y_h] = rnn_with_lengths(d, x, w, r, h0, lens, reverse);
+  expect_near(floats_of(out[0]), y);
+  expect_near(floats_of(out[1]), y_h);
+}
+
+TEST(OnnxRecurrent, RunTimeSequenceLensMasksEachStep) { check_lengths(false); }
+
+TEST(OnnxRecurrent, RunTimeSequenceLensStartsAReversePassAtEachLastStep) { check_lengths(true); }
+
 // ---- what cannot be unrolled ----
 
-Error recurrent_error(const std::vector<DimSpec>& x_dims, bool runtime_lens) {
+Error recurrent_error(const std::vector<DimSpec>& x_dims, std::optional<int64_t> known_len = std::nullopt) {
   GraphSpec g;
   g.inputs = {value_info("x", kFloat, x_dims)};
-  if (runtime_lens) g.inputs.push_back(value_info("lens", kInt32, {int64_t{1}}));
   g.outputs = {value_info("y_h", kFloat, {})};
   g.initializers = {tensor_f32("w", {1, 2, 2}, Vec(4, 0.1f)), tensor_f32("r", {1, 2, 2}, Vec(4, 0.1f))};
   std::vector<std::string> ins = {"x", "w", "r"};
-  if (runtime_lens) ins.insert(ins.end(), {"", "lens"});
+  if (known_len) {
+    g.initializers.push_back(tensor_i64("lens", {1}, {*known_len}));
+    ins.insert(ins.end(), {"", "lens"});
+  }
   g.nodes = {node("RNN", ins, {"", "y_h"}, {attr_int("hidden_size", 2)}, "rnn0")};
   return import_error(model(g, 22));
 }
 
-TEST(OnnxRecurrent, RuntimeSequenceLensIsUnimplemented) {
-  Error e = recurrent_error({int64_t{3}, int64_t{1}, int64_t{2}}, true);
-  EXPECT_EQ(e.code(), Code::kUnimplemented);
+TEST(OnnxRecurrent, ASequenceLongerThanTheInputIsInvalid) {
+  Error e = recurrent_error({int64_t{3}, int64_t{1}, int64_t{2}}, 4);
+  EXPECT_EQ(e.code(), Code::kInvalidArgument);
   EXPECT_NE(std::string(e.what()).find("node 0 'rnn0' (RNN)"), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find("sequence_lens"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("sequence_lens holds 4"), std::string::npos) << e.what();
 }
 
 TEST(OnnxRecurrent, SymbolicSequenceLengthIsUnimplemented) {
-  Error e = recurrent_error({std::string("seq"), int64_t{1}, int64_t{2}}, false);
+  Error e = recurrent_error({std::string("seq"), int64_t{1}, int64_t{2}});
   EXPECT_EQ(e.code(), Code::kUnimplemented);
   EXPECT_NE(std::string(e.what()).find("node 0 'rnn0' (RNN)"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("sequence length"), std::string::npos) << e.what();
