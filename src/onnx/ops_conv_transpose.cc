@@ -2,12 +2,14 @@
 // convolution is the ordinary convolution of the input with stride-1 zeros inserted between
 // its pixels, padded by dilation*(k-1) - pad on each side, with the filter flipped and its
 // in/out channels swapped. A negative padding (large pads, or an output_shape smaller than
-// the full result) crops the input instead. 1-D runs as 2-D over a unit height.
+// the full result) crops the input instead. 1-D runs as 2-D over a unit height, 3-D as the
+// conv2d composition of conv3d.h.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 
+#include "onnx/conv3d.h"
 #include "onnx/node_context.h"
 
 namespace maxc::onnx {
@@ -15,7 +17,7 @@ namespace {
 
 constexpr int64_t kOpen = INT64_MAX;  // slice_tensor's open start/stop
 
-// Per spatial axis (height, width): the ONNX attributes and the input length.
+// Per spatial axis ([depth,] height, width): the ONNX attributes and the input length.
 struct Axis {
   int64_t in = 0, kernel = 1, stride = 1, dilation = 1, pad_begin = 0, pad_end = 0, output_padding = 0;
   std::optional<int64_t> output_size;  // from output_shape
@@ -81,15 +83,21 @@ std::vector<Axis> read_axes(NodeContext& c, size_t n) {
 
 // ---- the input: zeros between pixels ----
 
-// [N, C, H, W] -> [N, C, H*sh, W*sw] with each pixel followed by stride-1 zeros (the zeros
-// after the last pixel are accounted for in the padding).
-ValueId insert_zeros(NodeContext& c, ValueId x, int64_t sh, int64_t sw) {
-  if (sh == 1 && sw == 1) return x;
+// [N, C, H, W] -> [N, C, H*sh, W*sw] (and so on for any number of spatial axes) with each
+// pixel followed by stride-1 zeros (the zeros after the last pixel are accounted for in the
+// padding).
+ValueId insert_zeros(NodeContext& c, ValueId x, const std::vector<Axis>& axes) {
+  if (std::all_of(axes.begin(), axes.end(), [](const Axis& a) { return a.stride == 1; })) return x;
   const std::vector<Dim> d = c.type_of(x).dims;
-  ValueId v = c.reshape(x, {d[0], d[1], d[2], Dim(1), d[3], Dim(1)});
-  std::vector<int64_t> pads = {0, 0, 0, 0, 0, 0, 0, sh - 1, 0, 0, 0, sw - 1};
-  v = c.op("pad", {v}, {{"paddings", pads}, {"value", 0.0}});
-  return c.reshape(v, {d[0], d[1], d[2] * Dim(sh), d[3] * Dim(sw)});
+  std::vector<Dim> split = {d[0], d[1]}, merged = {d[0], d[1]};
+  std::vector<int64_t> pads(4, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    split.insert(split.end(), {d[2 + i], Dim(1)});
+    merged.push_back(d[2 + i] * Dim(axes[i].stride));
+    pads.insert(pads.end(), {0, 0, 0, axes[i].stride - 1});
+  }
+  ValueId v = c.op("pad", {c.reshape(x, split)}, {{"paddings", pads}, {"value", 0.0}});
+  return c.reshape(v, merged);
 }
 
 // Padding of the zero-inserted input, before and after (negative: crop).
@@ -103,9 +111,9 @@ std::pair<int64_t, int64_t> conv_padding(const Axis& a) {
 // Crops the spatial axes where the padding is negative (our conv2d pads only outward).
 ValueId crop(NodeContext& c, ValueId x, const std::vector<std::pair<int64_t, int64_t>>& pads) {
   bool any = false;
-  std::vector<Dim> starts(4, Dim(kOpen)), stops(4, Dim(kOpen));
   const std::vector<Dim> d = c.type_of(x).dims;
-  for (size_t i = 0; i < 2; ++i) {
+  std::vector<Dim> starts(d.size(), Dim(kOpen)), stops(d.size(), Dim(kOpen));
+  for (size_t i = 0; i < pads.size(); ++i) {
     if (pads[i].first < 0) starts[2 + i] = Dim(-pads[i].first), any = true;
     if (pads[i].second < 0) stops[2 + i] = d[2 + i] + Dim(pads[i].second), any = true;
   }
@@ -113,28 +121,33 @@ ValueId crop(NodeContext& c, ValueId x, const std::vector<std::pair<int64_t, int
   return c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}});
 }
 
-// ---- the filter: [Cin, Cout/g, kh, kw] -> [Cout, Cin/g, kh, kw], flipped ----
+// ---- the filter: [Cin, Cout/g, k..] -> [Cout, Cin/g, k..], flipped ----
 
 // The flipped, swapped filter computed here when its bytes are known (an initializer).
+// Flipping every spatial axis of a row-major block reverses its flat order. A 1-D filter
+// comes out over a unit height, as the 1-D input runs.
 std::optional<ValueId> known_filter(NodeContext& c, int64_t groups) {
   const KnownValue* k = c.known(1);
-  if (!k || !k->is_static() || k->shape.size() < 3 || k->shape.size() > 4) return std::nullopt;
+  if (!k || !k->is_static() || k->shape.size() < 3 || k->shape.size() > 5) return std::nullopt;
   if (dtype_size_in_bits(k->dtype) % 8 != 0 || !k->data->is_contiguous()) return std::nullopt;
-  bool is_1d = k->shape.size() == 3;  // as 2-D over a unit height
-  int64_t cin = k->shape[0], cout_g = k->shape[1], kh = is_1d ? 1 : k->shape[2], kw = k->shape.back();
-  int64_t cin_g = cin / groups, es = dtype_size_in_bytes(k->dtype);
-  auto out = Tensor::create(Device::cpu(), k->dtype, {cout_g * groups, cin_g, kh, kw});
+  const int64_t cin = k->shape[0], cout_g = k->shape[1], cin_g = cin / groups, es = dtype_size_in_bytes(k->dtype);
+  std::vector<int64_t> spatial(k->shape.begin() + 2, k->shape.end());
+  if (spatial.size() == 1) spatial.insert(spatial.begin(), 1);
+  int64_t taps = 1;
+  for (int64_t s : spatial) taps *= s;
+  std::vector<int64_t> dims = {cout_g * groups, cin_g};
+  dims.insert(dims.end(), spatial.begin(), spatial.end());
+  auto out = Tensor::create(Device::cpu(), k->dtype, dims);
   const uint8_t* src = k->data->data();
   uint8_t* dst = out->data();
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t ci = 0; ci < cin_g; ++ci)
       for (int64_t co = 0; co < cout_g; ++co)
-        for (int64_t y = 0; y < kh; ++y)
-          for (int64_t x = 0; x < kw; ++x) {
-            int64_t from = (((g * cin_g + ci) * cout_g + co) * kh + y) * kw + x;
-            int64_t to = (((g * cout_g + co) * cin_g + ci) * kh + (kh - 1 - y)) * kw + (kw - 1 - x);
-            std::memcpy(dst + to * es, src + from * es, static_cast<size_t>(es));
-          }
+        for (int64_t t = 0; t < taps; ++t) {
+          int64_t from = ((g * cin_g + ci) * cout_g + co) * taps + t;
+          int64_t to = ((g * cout_g + co) * cin_g + ci) * taps + (taps - 1 - t);
+          std::memcpy(dst + to * es, src + from * es, static_cast<size_t>(es));
+        }
   return c.constant(KnownValue::from_tensor(out));
 }
 
@@ -142,11 +155,18 @@ ValueId filter_by_ops(NodeContext& c, ValueId w, int64_t groups) {
   const std::vector<Dim> d = c.type_of(w).dims;
   if (!d[0].is_static()) c.unsupported("W's input channels must be static, got ", d[0]);
   Dim cin_g(d[0].static_value() / groups);
-  ValueId v = c.reshape(w, {Dim(groups), cin_g, d[1], d[2], d[3]});
-  v = c.op("permute", {v}, {{"dims", std::vector<int64_t>{0, 2, 1, 3, 4}}});
-  v = c.reshape(v, {Dim(groups) * d[1], cin_g, d[2], d[3]});
-  std::vector<Dim> open(4, Dim(kOpen));
-  return c.op("slice_tensor", {v}, {{"starts", open}, {"stops", open}, {"steps", std::vector<int64_t>{1, 1, -1, -1}}});
+  const std::vector<Dim> spatial(d.begin() + 2, d.end());
+  std::vector<Dim> grouped = {Dim(groups), cin_g, d[1]}, swapped = {Dim(groups) * d[1], cin_g};
+  grouped.insert(grouped.end(), spatial.begin(), spatial.end());
+  swapped.insert(swapped.end(), spatial.begin(), spatial.end());
+  std::vector<int64_t> order = {0, 2, 1};
+  for (size_t i = 0; i < spatial.size(); ++i) order.push_back(static_cast<int64_t>(3 + i));
+  ValueId v = c.op("permute", {c.reshape(w, grouped)}, {{"dims", order}});
+  v = c.reshape(v, swapped);
+  std::vector<Dim> open(d.size(), Dim(kOpen));
+  std::vector<int64_t> steps(d.size(), -1);
+  steps[0] = steps[1] = 1;
+  return c.op("slice_tensor", {v}, {{"starts", open}, {"stops", open}, {"steps", steps}});
 }
 
 ValueId insert_unit_height(NodeContext& c, ValueId x) {
@@ -155,9 +175,36 @@ ValueId insert_unit_height(NodeContext& c, ValueId x) {
   return c.reshape(x, d);
 }
 
+ValueId conv_2d(NodeContext& c, ValueId x, ValueId f, const std::vector<Axis>& axes,
+                const std::vector<std::pair<int64_t, int64_t>>& pads, int64_t groups) {
+  std::vector<ValueId> ins = {x, f};
+  if (c.has_input(2)) ins.push_back(c.input(2));
+  auto out = [](int64_t p) { return std::max<int64_t>(p, 0); };
+  Attrs attrs{{"stride", std::vector<int64_t>{1, 1}},
+              {"dilation", std::vector<int64_t>{axes[0].dilation, axes[1].dilation}},
+              {"padding", std::vector<int64_t>{out(pads[0].first), out(pads[0].second), out(pads[1].first),
+                                               out(pads[1].second)}},
+              {"groups", groups},
+              {"input_layout", std::string("NCHW")},
+              {"filter_layout", std::string("FCRS")}};
+  return c.op("conv2d", ins, attrs);
+}
+
+ValueId conv_3d(NodeContext& c, ValueId x, ValueId f, const std::vector<Axis>& axes,
+                const std::vector<std::pair<int64_t, int64_t>>& pads, int64_t groups) {
+  Conv3dParams p;
+  p.groups = groups;
+  for (size_t i = 0; i < 3; ++i) {
+    p.dilation[i] = axes[i].dilation;
+    p.pad_begin[i] = std::max<int64_t>(pads[i].first, 0);
+    p.pad_end[i] = std::max<int64_t>(pads[i].second, 0);
+  }
+  return conv3d(c, x, f, c.has_input(2) ? std::optional<ValueId>(c.input(2)) : std::nullopt, p);
+}
+
 void import_conv_transpose(NodeContext& c) {
   int64_t r = c.rank(0);
-  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D transposed convolutions (input rank 3 or 4), got rank ", r);
+  if (r < 3 || r > 5) c.unsupported("only 1-D, 2-D and 3-D transposed convolutions (input rank 3 to 5), got rank ", r);
   if (c.rank(1) != r) c.invalid("W has rank ", c.rank(1), " but X has rank ", r);
   int64_t groups = c.attr_int("group", 1);
   const Dim& cin = c.type(1).dims[0];
@@ -173,20 +220,12 @@ void import_conv_transpose(NodeContext& c) {
   }
   std::optional<ValueId> known = known_filter(c, groups);
   ValueId f = known ? *known : filter_by_ops(c, w, groups);
-  x = insert_zeros(c, x, axes[0].stride, axes[1].stride);
-  std::vector<std::pair<int64_t, int64_t>> pads = {conv_padding(axes[0]), conv_padding(axes[1])};
+  x = insert_zeros(c, x, axes);
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  for (const Axis& a : axes) pads.push_back(conv_padding(a));
   x = crop(c, x, pads);
-  std::vector<ValueId> ins = {x, c.cast(f, c.type_of(x).dtype)};
-  if (c.has_input(2)) ins.push_back(c.input(2));
-  auto out = [](int64_t p) { return std::max<int64_t>(p, 0); };
-  Attrs attrs{{"stride", std::vector<int64_t>{1, 1}},
-              {"dilation", std::vector<int64_t>{axes[0].dilation, axes[1].dilation}},
-              {"padding", std::vector<int64_t>{out(pads[0].first), out(pads[0].second), out(pads[1].first),
-                                               out(pads[1].second)}},
-              {"groups", groups},
-              {"input_layout", std::string("NCHW")},
-              {"filter_layout", std::string("FCRS")}};
-  ValueId y = c.op("conv2d", ins, attrs);
+  f = c.cast(f, c.type_of(x).dtype);
+  ValueId y = axes.size() == 3 ? conv_3d(c, x, f, axes, pads, groups) : conv_2d(c, x, f, axes, pads, groups);
   if (r == 3) {
     std::vector<Dim> d = c.type_of(y).dims;
     d.erase(d.begin() + 2);

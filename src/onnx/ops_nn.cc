@@ -1,14 +1,16 @@
 // Neural-network operators: Conv, pooling, normalizations, Softmax. ONNX is NCHW; our conv2d
 // takes NCHW with an FCRS filter directly, while our pools are NHWC, so pools are wrapped in
 // two permutes. 1-D convolutions and pools run as 2-D ones over a unit height, 3-D pools as
-// two 2-D ones (pool_3d). MaxPool's Indices output has no kernel of its own: an argmax over
-// each window's taps, gathered through a constant table (max_pool_indices).
+// two 2-D ones (pool_3d), 3-D convolutions as conv3d.h composes them. MaxPool's Indices
+// output has no kernel of its own: an argmax over each window's taps, gathered through a
+// constant table (max_pool_indices).
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <utility>
 
+#include "onnx/conv3d.h"
 #include "onnx/node_context.h"
 #include "onnx/order_key.h"
 
@@ -542,13 +544,24 @@ void import_lp_norm(NodeContext& c) {
   c.set_output(0, c.op("where", {is_zero, zero, c.op("div", {x, safe})}));  // 0 / 0 is 0 here
 }
 
+// ONNX orders the pads as all begins, then all ends.
+Conv3dParams conv3d_params(NodeContext& c, const Window& w) {
+  Conv3dParams p;
+  p.groups = c.attr_int("group", 1);
+  for (size_t i = 0; i < 3; ++i) {
+    p.stride[i] = w.strides[i], p.dilation[i] = w.dilations[i];
+    p.pad_begin[i] = w.pads[i], p.pad_end[i] = w.pads[i + 3];
+  }
+  return p;
+}
+
 }  // namespace
 
 // A convolution of x by filter (both NCHW / FCRS) under the node's Conv attributes (auto_pad,
 // dilations, group, kernel_shape, pads, strides), which ConvInteger and QLinearConv share.
 ValueId conv_from_attrs(NodeContext& c, ValueId x, ValueId filter, std::optional<ValueId> bias) {
   int64_t r = c.type_of(x).rank();
-  if (r != 3 && r != 4) c.unsupported("only 1-D and 2-D convolutions (input rank 3 or 4), got rank ", r);
+  if (r < 3 || r > 5) c.unsupported("only 1-D, 2-D and 3-D convolutions (input rank 3 to 5), got rank ", r);
   const std::vector<Dim>& wd = c.type_of(filter).dims;
   std::vector<int64_t> kernel;
   for (size_t i = 2; i < wd.size(); ++i) {
@@ -557,6 +570,7 @@ ValueId conv_from_attrs(NodeContext& c, ValueId x, ValueId filter, std::optional
   }
   if (auto k = c.attr_ints("kernel_shape"); k && *k != kernel) c.invalid("kernel_shape disagrees with the weight");
   Window w = window(c, kernel, spatial_of(c.type_of(x)));
+  if (r == 5) return conv3d(c, x, filter, bias, conv3d_params(c, w));
   if (r == 3) {
     widen_to_2d(w);
     x = insert_unit_height(c, x);

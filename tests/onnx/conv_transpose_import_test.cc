@@ -77,15 +77,16 @@ TEST(OnnxConvTranspose, StridedDilatedGroupedWithKnownFilter) { check(kStridedGr
 
 TEST(OnnxConvTranspose, FilterComputedAtRunTime) { check(kStridedGrouped, true); }
 
-TEST(OnnxConvTranspose, ThreeDimensionalIsUnimplemented) {
+TEST(OnnxConvTranspose, FourSpatialDimsAreUnimplemented) {
   GraphSpec g;
-  g.inputs = {value_info("x", kFloat, {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{2}, int64_t{2}})};
-  g.initializers = {tensor_f32("w", {1, 1, 1, 1, 1}, {1.f})};
+  g.inputs = {value_info("x", kFloat, {int64_t{1}, int64_t{1}, int64_t{2}, int64_t{2}, int64_t{2}, int64_t{2}})};
+  g.initializers = {tensor_f32("w", {1, 1, 1, 1, 1, 1}, {1.f})};
   g.outputs = {value_info("y", kFloat, {})};
-  g.nodes = {node("ConvTranspose", {"x", "w"}, {"y"}, {}, "up3d")};
+  g.nodes = {node("ConvTranspose", {"x", "w"}, {"y"}, {}, "up4d")};
   Error e = import_error(model(g, 22));
   EXPECT_EQ(e.code(), Code::kUnimplemented);
-  EXPECT_NE(std::string(e.what()).find("node 0 'up3d' (ConvTranspose)"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("node 0 'up4d' (ConvTranspose)"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("rank 6"), std::string::npos) << e.what();
 }
 
 }  // namespace
