@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+
+#include "base/dtype.h"
 
 namespace maxc::cpu {
 
@@ -13,6 +16,9 @@ struct ZeroTest {
   int32_t bytes = 4;
   uint64_t mask = ~uint64_t{0};
 };
+
+// The test for a dtype's elements; nullopt where an element is not whole bytes (float4).
+std::optional<ZeroTest> zero_test_of(DType dtype);
 
 int64_t count_nonzero(const void* x, int64_t n, ZeroTest test);
 

@@ -264,6 +264,20 @@ const char* require_numeric(DType d, const char* what) {
 
 std::string cumsum_kernel(DType d) { return str_cat("maxc::gpu::cumsum_lines<", require_numeric(d, "cumsum"), ">"); }
 
+std::string count_nonzero_kernel(DType d) {
+  return str_cat("maxc::gpu::count_nonzero_block<", require_word(d, "count_nonzero"), ">");
+}
+std::string nonzero_kernel(DType d) { return str_cat("maxc::gpu::nonzero_block<", require_word(d, "nonzero"), ">"); }
+std::string masked_scatter_kernel(DType d) {
+  return str_cat("maxc::gpu::masked_scatter_block<", require_word(d, "masked_scatter"), ">");
+}
+std::string count_repeats_kernel(DType d) {
+  if (d != DType::kInt32 && d != DType::kInt64)
+    fail(Code::kUnimplemented, "repeat_interleave: the GPU kernels count repeats of int32 or int64, not ",
+         dtype_name(d) ? dtype_name(d) : "?");
+  return str_cat("maxc::gpu::count_repeats_one<", require_storage(d, "repeats"), ">");
+}
+
 std::string arg_reduce_kernel(DType d, bool max) {
   return str_cat("maxc::gpu::arg_reduce_lines<maxc::gpu::", max ? "ArgMax" : "ArgMin", ", ",
                  require_numeric(d, max ? "argmax" : "argmin"), ">");
@@ -388,6 +402,15 @@ std::vector<KernelFamily> kernel_catalog() {
   }
   catalog.push_back(scan);
   catalog.push_back(arg_reduce);
+
+  KernelFamily positions{"nonzero.cu", {}};
+  for (DType d : kWords) {
+    positions.instances.push_back(count_nonzero_kernel(d));
+    positions.instances.push_back(nonzero_kernel(d));
+    positions.instances.push_back(masked_scatter_kernel(d));
+  }
+  for (DType d : {DType::kInt32, DType::kInt64}) positions.instances.push_back(count_repeats_kernel(d));
+  catalog.push_back(positions);
 
   KernelFamily sort{"sort.cu", {}};
   for (DType d : kNumbers) sort.instances.push_back(sort_kernel(d));

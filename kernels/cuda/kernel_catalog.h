@@ -58,6 +58,12 @@ std::string attention_kernel(DType dtype, DType mask);
 // cumsum along an axis (scan.cu), and argmax / argmin (arg_reduce.cu): the CPU's numeric
 // dtypes (float types, int32, int64).
 std::string cumsum_kernel(DType dtype);
+// nonzero.cu: the positions where elements of `dtype` are nonzero (or a mask holds), by the
+// word of the dtype's width; count_repeats by int32 or int64 counts.
+std::string count_nonzero_kernel(DType dtype);
+std::string nonzero_kernel(DType dtype);
+std::string masked_scatter_kernel(DType dtype);
+std::string count_repeats_kernel(DType count_type);
 std::string arg_reduce_kernel(DType dtype, bool max);
 // top_k and argsort (sort.cu): the same dtypes; the bytes of one key the kernel sorts (its
 // compute type), which sizes the global scratch of long lines (common/sort_params.cuh).

@@ -1,6 +1,7 @@
-// cond on a GPU, on the fake CUDA driver: the predicate is read from device memory, the
-// branch it picks runs on the device (its kernel emulated on the host), and the result lands
-// in the node's output in device memory. A captured model cannot hold the node.
+// Control that data decides, on a GPU, on the fake CUDA driver (kernels emulated on the host):
+// cond reads its predicate from device memory, runs the branch it picks on the device and
+// leaves the result in device memory, and a captured model cannot hold it; a nonzero whose
+// count no input binds counts on the device first, and the rest is planned for that count.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,8 @@
 
 #include "driver/test_util.h"
 #include "gpu_engine/engine_on_fake.h"
+#include "kernels/cpu/nonzero.h"
+#include "kernels/cuda/common/indexing.cuh"
 #include "kernels/cuda/fused_elementwise.h"
 
 namespace maxc::testing {
@@ -75,6 +78,45 @@ TEST_F(GpuControlFlowOnFake, CondReadsThePredicateOnTheDeviceAndRunsItsBranchThe
   const std::vector<uint64_t> keys = {1};
   EXPECT_MAXC_ERROR(model->capture(keys, std::vector<Ref<Tensor>>{p, x}), Code::kUnimplemented,
                     "reads its predicate on the host");
+}
+
+}  // namespace
+}  // namespace maxc::testing
+
+namespace maxc::testing {
+namespace {
+
+// nonzero on a GPU with a count no input binds: stage 0 counts on the device, the engine
+// reads the count from device memory, and stage 1 is planned for it and fills the indices.
+TEST_F(GpuControlFlowOnFake, NonzeroCountsOnTheDeviceThenPlansTheRest) {
+  Graph g("nonzero");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 3}));
+  g.set_outputs({{"i", g.add_op("nonzero", {x}, {{"out_dim", std::vector<Dim>{"nz"}}})[0]}});
+  std::vector<std::string> ran;
+  fake().on_launch = [&](const std::string& name, void** args) {
+    const cpu::ZeroTest test = *cpu::zero_test_of(DType::kFloat32);
+    const void* in = arg<const void*>(args, 0);
+    ASSERT_TRUE(in_device_memory(in));
+    if (named(name, "count_nonzero_block")) {
+      *arg<int64_t*>(args, 3) = cpu::count_nonzero(in, arg<int64_t>(args, 1), test);
+      ran.push_back("count");
+    } else if (named(name, "nonzero_block")) {
+      const auto shape = arg<gpu::Shape>(args, 1);
+      const std::vector<int64_t> dims(shape.dims, shape.dims + shape.rank);
+      cpu::nonzero_indices(in, dims, test, arg<int64_t*>(args, 3), arg<int64_t>(args, 4));
+      ran.push_back("fill");
+    }
+  };
+  Ref<Model> model = compile(g);
+  ASSERT_EQ(model->compiled()->stages().size(), 2u);
+  for (const auto& [xs, want] : {std::pair{std::vector<float>{0, 1, 0, 2, 0, 3}, std::vector<int64_t>{0, 1, 1, 0, 1, 2}},
+                                 std::pair{std::vector<float>{0, 0, 0, 0, 0, 0}, std::vector<int64_t>{}}}) {
+    ran.clear();
+    std::vector<Ref<Tensor>> out = model->execute(std::vector<Ref<Tensor>>{host_tensor({2, 3}, xs)->copy(gpu_)});
+    EXPECT_EQ(out[0]->dims(), (std::vector<int64_t>{static_cast<int64_t>(want.size() / 2), 2}));
+    EXPECT_EQ(values_of<int64_t>(*out[0]), want);
+    EXPECT_EQ(ran.front(), "count");
+  }
 }
 
 }  // namespace

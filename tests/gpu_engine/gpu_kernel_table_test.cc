@@ -19,8 +19,6 @@ const std::set<std::string>& ops_without_a_gpu_kernel() {
   static const std::set<std::string> ops = {
       "constant", "constant_external",  // values, not kernels: the program binds them (compiler/flatten.cc)
       "call",                           // inlined by the compiler (compiler/flatten.cc)
-      "nonzero",                        // host only for now: a GPU kernel needs a prefix sum over the flags
-      "masked_scatter",                 // host only for now: the same prefix sum, over the mask
   };
   return ops;
 }

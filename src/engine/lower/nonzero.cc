@@ -9,13 +9,9 @@ namespace maxc {
 namespace {
 
 cpu::ZeroTest zero_test(const LowerContext& ctx, DType dtype) {
-  const int32_t bytes = dtype_size_in_bytes(dtype);
-  if (dtype == DType::kFloat4E2M1Fn || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
-    ctx.unsupported(dtype_name(dtype));
-  // Both zeros of an IEEE-style float are zero; a "fnuz" float8 has only one (its 0x80 is NaN).
-  const bool signed_zero = dtype_is_float(dtype) && dtype != DType::kFloat8E4M3Fnuz && dtype != DType::kFloat8E5M2Fnuz;
-  const uint64_t all = bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
-  return {bytes, signed_zero ? all >> 1 : all};
+  const std::optional<cpu::ZeroTest> test = cpu::zero_test_of(dtype);
+  if (!test) ctx.unsupported(dtype_name(dtype));
+  return *test;
 }
 
 Lowered lower_count_nonzero(const LowerContext& ctx) {

@@ -15,6 +15,7 @@ void register_gpu_kernels(KernelTable& t) {
   register_gpu_scan_sort_kernels(t);
   register_gpu_conv_kernels(t);
   register_gpu_quantized_kernels(t);
+  register_gpu_nonzero_kernels(t);
   register_alias_kernels(t);
   register_layout_kernels(t);
   register_control_flow_kernels(t);

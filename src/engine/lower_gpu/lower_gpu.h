@@ -26,6 +26,7 @@ void register_gpu_attention_kernels(KernelTable& t);      // attention (the fuse
 void register_gpu_scan_sort_kernels(KernelTable& t);      // argmax argmin cumsum top_k argsort
 void register_gpu_conv_kernels(KernelTable& t);           // conv2d fused_conv2d max_pool2d avg_pool2d
 void register_gpu_quantized_kernels(KernelTable& t);      // dequantize qmatmul
+void register_gpu_nonzero_kernels(KernelTable& t);        // nonzero masked_scatter count_nonzero count_repeats
 
 // The one-input max and min (reductions), which the elementwise family hands over.
 Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);
