@@ -464,6 +464,20 @@ impl<'g> Value<'g> {
     pub fn scatter_nd(&self, updates: &Value<'g>, indices: &Value<'g>) -> Result<Value<'g>> {
         self.apply("scatter_nd", &[updates, indices], Attrs::new())
     }
+    /// The row-major indices of the nonzero elements, int64 `[out_dim, rank]` (MAX's
+    /// `nonzero(x, out_dim)`). Only the data decides the count, so `out_dim` names it: a
+    /// symbol no input binds is bound when the op runs (the engine plans what follows for
+    /// it); a static dim, or a symbol an input binds, is checked then.
+    pub fn nonzero(&self, out_dim: impl Into<Dim>) -> Result<Value<'g>> {
+        self.apply("nonzero", &[], Attrs::new().dims("out_dim", [out_dim.into()]))
+    }
+    /// This value with the positions where the bool `mask` (broadcast to this shape) holds
+    /// filled, in row-major order, by the elements of `updates` (this dtype) taken in order
+    /// (MAX's `masked_scatter(input, mask, updates, out_dim)`); `out_dim` names how many
+    /// positions that is. Running out of updates is an execution error.
+    pub fn masked_scatter(&self, mask: &Value<'g>, updates: &Value<'g>, out_dim: impl Into<Dim>) -> Result<Value<'g>> {
+        self.apply("masked_scatter", &[mask, updates], Attrs::new().dims("out_dim", [out_dim.into()]))
+    }
 }
 
 // ======================================================================================

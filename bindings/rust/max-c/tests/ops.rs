@@ -53,6 +53,7 @@ fn build_dense(g: &Graph) -> Result<()> {
     let cols = g.constant(&[3i64, 0], &[2, 1])?;
     out.push(x.scatter(&g.constant(&[9.0f32, 8.0], &[2, 1])?, &cols, 1)?);
     out.push(x.scatter_nd(&g.constant(&[7.0f32; 4], &[1, 4])?, &g.constant(&[0i64], &[1, 1])?)?);
+    out.extend([x.nonzero("nonzeros")?, x.masked_scatter(&nan, &y.flatten(0, 1)?, "masked")?]);
     out.extend([g.concat(&[&x, &y], 0)?, g.stack(&[&x, &y], 0)?]);
     let (start, stop, step) = (g.scalar(0i64)?, g.scalar(6i64)?, g.scalar(2i64)?);
     out.push(g.range(&start, &stop, &step, Some(Dim::Static(3)))?);
@@ -202,4 +203,58 @@ fn helper_errors_name_the_op_and_keep_the_graph() {
     assert_eq!(e.code, ffi::MAX_STATUS_INVALID_ARGUMENT, "{e}");
     assert!(e.message.contains("other"), "{e}");
     assert_eq!(z.graph().name().unwrap(), "other");
+}
+
+/// Compiles `g` on the CPU with no weights.
+fn model(g: &Graph) -> Model {
+    Context::new(1).unwrap().compile(g, &CompileOptions::default()).unwrap().init(&[]).unwrap()
+}
+
+/// nonzero's count is a symbol no input binds: each execution computes it and runs what
+/// follows (here a gather_nd of the found elements) for that count, zero included.
+#[test]
+fn nonzero_count_is_decided_at_run_time() {
+    let g = Graph::new("nonzero").unwrap();
+    {
+        let x = g.add_input("x", DType::Float32, [2, 3]).unwrap();
+        let indices = x.nonzero("count").unwrap();
+        assert_eq!(indices.shape().unwrap(), vec![Dim::from("count"), Dim::from(2)]);
+        let doubled = x.gather_nd(&indices, 0).unwrap().mul(&g.scalar(2.0f32).unwrap()).unwrap();
+        g.set_named_outputs(&[("indices", &indices), ("doubled", &doubled)]).unwrap();
+    }
+    let m = model(&g);
+    let some = Tensor::from_slice(&[0.0f32, 1.5, 0.0, -2.0, 0.0, 3.0], &[2, 3]).unwrap();
+    let out = m.execute(&[&some]).unwrap();
+    assert_eq!(out[0].shape().unwrap(), vec![3, 2]);
+    assert_eq!(out[0].to_vec::<i64>().unwrap(), vec![0, 1, 1, 0, 1, 2]);
+    close(&out[1].to_vec::<f32>().unwrap(), &[3.0, -4.0, 6.0]);
+
+    let none = Tensor::from_slice(&[0.0f32; 6], &[2, 3]).unwrap();
+    let out = m.execute(&[&none]).unwrap();
+    assert_eq!(out[0].shape().unwrap(), vec![0, 2]);
+    assert_eq!(out[1].shape().unwrap(), vec![0]);
+    assert!(out[0].to_vec::<i64>().unwrap().is_empty());
+}
+
+/// masked_scatter fills the masked positions of the input, row-major, with the updates in
+/// order; a mask broadcast along rows, and too few updates an execution error.
+#[test]
+fn masked_scatter_fills_masked_positions_in_order() {
+    let g = Graph::new("masked_scatter").unwrap();
+    {
+        let x = g.add_input("x", DType::Float32, [2, 3]).unwrap();
+        let mask = g.add_input("mask", DType::Bool, [3]).unwrap();
+        let updates = g.add_input("updates", DType::Float32, [Dim::from("u")]).unwrap();
+        g.set_outputs(&[&x.masked_scatter(&mask, &updates, "filled").unwrap()]).unwrap();
+    }
+    let m = model(&g);
+    let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    let mask = Tensor::from_bytes(DType::Bool, &[3], &[1, 0, 1]).unwrap();
+    let updates = Tensor::from_slice(&[-1.0f32, -2.0, -3.0, -4.0, -5.0], &[5]).unwrap();
+    let out = m.execute(&[&x, &mask, &updates]).unwrap();
+    assert_eq!(out[0].shape().unwrap(), vec![2, 3]);
+    close(&out[0].to_vec::<f32>().unwrap(), &[-1.0, 2.0, -2.0, -3.0, 5.0, -4.0]);
+
+    let three = Tensor::from_slice(&[-1.0f32, -2.0, -3.0], &[3]).unwrap();
+    assert!(m.execute(&[&x, &mask, &three]).is_err(), "4 masked positions, 3 updates");
 }

@@ -458,6 +458,26 @@ public final class Ops {
     return call1("gather", Map.of("axis", axis), x, indices);
   }
 
+  /**
+   * The row-major indices of {@code x}'s nonzero elements, int64 {@code [outDim, rank(x)]} (MAX's
+   * {@code nonzero(x, out_dim)}). Only the data decides the count, so {@code outDim} names it: a
+   * symbol (a String) no input binds is bound when the op runs, and the engine plans what follows
+   * for it; a size, or a symbol an input binds, is checked then. Dims as in {@link TensorType#of}.
+   */
+  public static Value nonzero(Value x, Object outDim) {
+    return call1("nonzero", Map.of("out_dim", outDim), x);
+  }
+
+  /**
+   * {@code input} with the positions where the bool {@code mask} (broadcast to input's shape)
+   * holds filled, in row-major order, by the elements of {@code updates} (input's dtype) taken in
+   * order (MAX's {@code masked_scatter(input, mask, updates, out_dim)}); {@code outDim} names how
+   * many positions that is. Too few updates is an execution error.
+   */
+  public static Value maskedScatter(Value input, Value mask, Value updates, Object outDim) {
+    return call1("masked_scatter", Map.of("out_dim", outDim), input, mask, updates);
+  }
+
   /** A constant in {@code graph} holding a copy of {@code tensor}. */
   public static Value constant(Graph graph, Tensor tensor) {
     return graph.addConstant(tensor);

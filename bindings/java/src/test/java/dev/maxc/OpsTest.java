@@ -111,4 +111,56 @@ class OpsTest {
       }
     }
   }
+
+  /**
+   * nonzero's count is a symbol no input binds: each execution computes it and runs what follows
+   * (a gather_nd of the found elements) for that count, zero included.
+   */
+  @Test
+  void nonzeroCountIsDecidedAtRunTime() {
+    try (Graph g = new Graph("nonzero"); Tensor two = Tensor.scalar(2f)) {
+      Value x = g.addInput("x", DType.FLOAT32, 2, 3);
+      Value indices = Ops.nonzero(x, "count");
+      assertEquals(List.of(Dim.sym("count"), Dim.of(2)), indices.shape());
+      Value picked = Ops.call1("gather_nd", Map.of("batch_dims", 0L), x, indices);
+      g.output(indices, Ops.mul(picked, Ops.constant(g, two)));
+      try (Context ctx = Context.create(1); CompiledModel cm = ctx.compile(g); Model m = cm.createModel(Map.of());
+          Tensor some = Tensor.of(new float[] {0, 1.5f, 0, -2, 0, 3}, 2, 3);
+          Tensor none = Tensor.zeros(DType.FLOAT32, 2, 3)) {
+        List<Tensor> out = m.execute(some);
+        assertArrayEquals(new long[] {3, 2}, out.get(0).shape());
+        assertArrayEquals(new long[] {0, 1, 1, 0, 1, 2}, out.get(0).toLongArray());
+        assertArrayEquals(new float[] {3, -4, 6}, out.get(1).toFloatArray());
+        out.forEach(Tensor::close);
+        out = m.execute(none);
+        assertArrayEquals(new long[] {0, 2}, out.get(0).shape());
+        assertArrayEquals(new long[] {0}, out.get(1).shape());
+        out.forEach(Tensor::close);
+      }
+    }
+  }
+
+  /**
+   * masked_scatter fills the masked positions, row-major, with the updates in order; the mask
+   * broadcasts along rows, and too few updates are an execution error.
+   */
+  @Test
+  void maskedScatterFillsInOrder() {
+    try (Graph g = new Graph("masked_scatter")) {
+      Value x = g.addInput("x", DType.FLOAT32, 2, 3);
+      Value mask = g.addInput("mask", DType.BOOL, 3);
+      Value updates = g.addInput("updates", DType.FLOAT32, "u");
+      g.output(Ops.maskedScatter(x, mask, updates, "filled"));
+      try (Context ctx = Context.create(1); CompiledModel cm = ctx.compile(g); Model m = cm.createModel(Map.of());
+          Tensor xt = Tensor.of(new float[] {1, 2, 3, 4, 5, 6}, 2, 3);
+          Tensor mt = Tensor.of(new boolean[] {true, false, true}, 3);
+          Tensor five = Tensor.of(new float[] {-1, -2, -3, -4, -5}, 5);
+          Tensor three = Tensor.of(new float[] {-1, -2, -3}, 3)) {
+        List<Tensor> out = m.execute(xt, mt, five);
+        assertArrayEquals(new float[] {-1, 2, -2, -3, 5, -4}, out.get(0).toFloatArray());
+        out.forEach(Tensor::close);
+        assertThrows(MaxException.class, () -> m.execute(xt, mt, three), "4 masked positions, 3 updates");
+      }
+    }
+  }
 }
