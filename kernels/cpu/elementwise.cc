@@ -49,6 +49,8 @@ constexpr OpInfo kOps[] = {
     {ElemOp::kGreaterEqual, "greater_equal", 2, 1}, {ElemOp::kLess, "less", 2, 1},
     {ElemOp::kLessEqual, "less_equal", 2, 1}, {ElemOp::kLogicalAnd, "logical_and", 2, 1},
     {ElemOp::kLogicalOr, "logical_or", 2, 1}, {ElemOp::kLogicalXor, "logical_xor", 2, 1},
+    {ElemOp::kBitwiseNot, "bitwise_not", 1, 1}, {ElemOp::kBitwiseAnd, "bitwise_and", 2, 1},
+    {ElemOp::kBitwiseOr, "bitwise_or", 2, 1}, {ElemOp::kBitwiseXor, "bitwise_xor", 2, 1},
     {ElemOp::kWhere, "where", 3, 1},
 };
 

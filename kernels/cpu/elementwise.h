@@ -57,6 +57,7 @@ enum class ElemOp : uint8_t {
   kCube,
   kReciprocal,
   kOne,  // x^0
+  kBitwiseNot,  // two's complement on the wide integer; narrowing keeps the low bits right
   // binary
   kAdd,
   kSub,
@@ -75,6 +76,11 @@ enum class ElemOp : uint8_t {
   kLogicalAnd,
   kLogicalOr,
   kLogicalXor,
+  // Integers: on the wide value, whose low bits are the narrow value's. Bools (0/1 in any
+  // compute type, floats too): the logical op.
+  kBitwiseAnd,
+  kBitwiseOr,
+  kBitwiseXor,
   // ternary
   kWhere,  // a != 0 ? b : c
 };

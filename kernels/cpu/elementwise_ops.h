@@ -126,6 +126,8 @@ MAXC_ELEM_INLINE T apply1(T x, Params<T> p) {
     else return x == T(1) ? T(1) : (x == T(0) - T(1) ? x : T(0));
   } else if constexpr (Op == kOne) {
     return T(1);
+  } else if constexpr (Op == kBitwiseNot) {
+    return ~x;  // integers only: eval never instantiates it for floats
   } else {
     static_assert(Op == kCopy, "not a unary op with a scalar body");
   }
@@ -216,6 +218,15 @@ MAXC_ELEM_INLINE T apply2(T a, T b) {
     return from_bool<T>((a != T(0)) | (b != T(0)));
   } else if constexpr (Op == kLogicalXor) {
     return from_bool<T>((a != T(0)) != (b != T(0)));
+  } else if constexpr (Op == kBitwiseAnd) {
+    if constexpr (kFloat<T>) return from_bool<T>((a != T(0)) & (b != T(0)));  // bools, as 0/1
+    else return a & b;
+  } else if constexpr (Op == kBitwiseOr) {
+    if constexpr (kFloat<T>) return from_bool<T>((a != T(0)) | (b != T(0)));
+    else return a | b;
+  } else if constexpr (Op == kBitwiseXor) {
+    if constexpr (kFloat<T>) return from_bool<T>((a != T(0)) != (b != T(0)));
+    else return a ^ b;
   } else if constexpr (Op == kMod) {
     if constexpr (kFloat<T>) return float_mod(a, b);
     else return int_mod(a, b);

@@ -129,7 +129,13 @@ MAXC_ELEM_INLINE void eval(ElemOp op, const T* const* args, T* out, int64_t n, P
     case kLogicalXor: map2<kLogicalXor>(a, args[1], out, n); return;
     case kMod: map2_scalar<kMod>(a, args[1], out, n); return;
     case kPow: map2_scalar<kPow>(a, args[1], out, n); return;
+    case kBitwiseAnd: map2<kBitwiseAnd>(a, args[1], out, n); return;
+    case kBitwiseOr: map2<kBitwiseOr>(a, args[1], out, n); return;
+    case kBitwiseXor: map2<kBitwiseXor>(a, args[1], out, n); return;
     case kWhere: where(a, args[1], args[2], out, n); return;
+    case kBitwiseNot:
+      if constexpr (!kFloat<T>) map1<kBitwiseNot>(a, out, n, p);
+      return;
     default:
       if constexpr (kFloat<T>) eval_float_only(op, args, out, n, p);
       return;
@@ -160,6 +166,8 @@ bool elem_op_supports(ElemOp op, ElemCompute c) {
     case kTanh: case kErf: case kAtanh: case kSigmoid: case kSilu: case kGeluErf: case kGeluTanh:
     case kGeluQuick: case kIsInf: case kDiv:
       return is_float;
+    case kBitwiseNot:
+      return !is_float;
     default:
       return true;
   }

@@ -49,6 +49,10 @@ bool needs_float(ElemOp op) {
   }
 }
 
+// The ops whose functors exist for integers only (bitwise_not: the graph gives bools to
+// logical_not instead).
+bool needs_integer(ElemOp op) { return op == ElemOp::kBitwiseNot; }
+
 std::string hex(uint64_t v) {
   std::ostringstream s;
   s << "0x" << std::hex << v;
@@ -114,6 +118,9 @@ void check_steps(const ElemProgramSpec& spec) {
     if (needs_float(s.op) && !is_float(spec.compute))
       fail(Code::kInvalidArgument, "fused elementwise kernel: step ", k, " (", cpu::elem_op_name(s.op),
            ") needs a float compute type, not ", cpu::elem_compute_name(spec.compute));
+    if (needs_integer(s.op) && is_float(spec.compute))
+      fail(Code::kInvalidArgument, "fused elementwise kernel: step ", k, " (", cpu::elem_op_name(s.op),
+           ") needs an integer compute type, not ", cpu::elem_compute_name(spec.compute));
     for (int a = 0; a < cpu::elem_op_arity(s.op); ++a)
       if (s.args[a] < 0 || static_cast<size_t>(s.args[a]) >= leaves + k)
         fail(Code::kInvalidArgument, "fused elementwise kernel: step ", k, " reads value ", s.args[a], "; only 0..",

@@ -43,6 +43,7 @@ const char* functor_of(ElemOp op) {
     case ElemOp::kCube: return "Cube";
     case ElemOp::kReciprocal: return "Reciprocal";
     case ElemOp::kOne: return "One";
+    case ElemOp::kBitwiseNot: return "BitwiseNot";
     case ElemOp::kAdd: return "Add";
     case ElemOp::kSub: return "Sub";
     case ElemOp::kMul: return "Mul";
@@ -60,6 +61,9 @@ const char* functor_of(ElemOp op) {
     case ElemOp::kLogicalAnd: return "LogicalAnd";
     case ElemOp::kLogicalOr: return "LogicalOr";
     case ElemOp::kLogicalXor: return "LogicalXor";
+    case ElemOp::kBitwiseAnd: return "BitwiseAnd";
+    case ElemOp::kBitwiseOr: return "BitwiseOr";
+    case ElemOp::kBitwiseXor: return "BitwiseXor";
     case ElemOp::kWhere: return "Where";
   }
   return nullptr;
@@ -92,6 +96,7 @@ const char* reduction_name(Reduction r) {
 // (Plain arrays: constant-initialized, so usable from other files' static initializers.)
 constexpr DType kFloats[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
 constexpr DType kNumbers[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64};
+constexpr DType kBitwiseTypes[] = {DType::kBool, DType::kUInt8, DType::kInt32, DType::kInt64};  // flags, masks
 constexpr DType kWords[] = {DType::kUInt8, DType::kUInt16, DType::kFloat32, DType::kInt64};  // 1, 2, 4, 8 bytes
 constexpr DType kCastTypes[] = {DType::kBool,    DType::kUInt8,    DType::kInt8,    DType::kInt32, DType::kInt64,
                                 DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
@@ -113,6 +118,10 @@ KernelFamily elementwise_family() {
     for (DType d : kNumbers) f.instances.push_back(binary_kernel(op, d, DType::kBool));
   for (ElemOp op : {kLogicalAnd, kLogicalOr, kLogicalXor})
     f.instances.push_back(binary_kernel(op, DType::kBool, DType::kBool));
+  for (DType d : kBitwiseTypes) {
+    for (ElemOp op : {kBitwiseAnd, kBitwiseOr, kBitwiseXor}) f.instances.push_back(binary_kernel(op, d, d));
+    if (d != DType::kBool) f.instances.push_back(unary_kernel(kBitwiseNot, d, d));
+  }
   for (DType d : kWords) f.instances.push_back(where_kernel(d));
   return f;
 }

@@ -9,7 +9,7 @@
 //
 // Which nodes group together:
 //   - elementwise registry ops (unary, binary, max/min with two inputs, comparisons, logical
-//     ops, where, clamp, gelu, cast) with one output;
+//     and bitwise ops, where, clamp, gelu, cast) with one output;
 //   - the same compute domain: float32 (float32, float16, bfloat16), float64, int64 (signed
 //     integers and unsigned up to 32 bits) or uint64; ops on bool alone fit any domain. A
 //     cast whose source and destination share a domain (float32 -> float16) is an ordinary
@@ -75,7 +75,7 @@ const std::set<std::string_view>& elementwise_ops() {
       "sqrt",  "tanh",       "trunc",       "gelu",        "add",    "sub",    "mul",       "div",
       "mod",   "pow",        "max",         "min",         "equal",  "not_equal", "greater", "greater_equal",
       "less",  "less_equal", "logical_and", "logical_or",  "logical_xor", "logical_not", "is_inf", "is_nan",
-      "where", "clamp",      "cast"};
+      "where", "clamp",      "cast",        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"};
   return ops;
 }
 

@@ -7,11 +7,13 @@
 //   halves that it does hold (shift_right_64).
 // A shift out of range (y < 0 or y >= width) gives 0, and -1 for a right shift of a negative
 // signed x, as ONNX's reference does. 2^y comes from a constant table gathered by y, whose
-// last entry stands for every out-of-range shift. The other bitwise operators (And, Or, Xor,
-// Not, BitCast) have no composition short of splitting every bit, and stay unsupported.
+// last entry stands for every out-of-range shift.
+// BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot and BitCast have no composition short of
+// splitting every bit, so they map to ops of their own (graph/ops/bitwise.cc), one each.
 #include <cmath>
 #include <vector>
 
+#include "onnx/dtypes.h"
 #include "onnx/known_value.h"
 #include "onnx/node_context.h"
 
@@ -93,8 +95,24 @@ void import_bit_shift(NodeContext& c) {
   c.set_output(0, width == 64 ? shift_right_64(c, dtype, index) : shift_right(c, dtype, index));
 }
 
+// ONNX types the operands alike (integers only); the op checks dtypes and broadcasts.
+void import_bitwise_binary(NodeContext& c, const char* ours) {
+  c.set_output(0, c.op(ours, {c.input(0), c.input(1)}));
+}
+
+void import_bit_cast(NodeContext& c) {
+  const DType to = to_dtype(static_cast<int32_t>(c.attr_int("to", 0)), c.label() + " attribute 'to'");
+  c.set_output(0, c.op("bitcast", {c.input(0)}, {{"dtype", to}}));
+}
+
 }  // namespace
 
-void register_bitwise_importers(ImportTable& t) { t["BitShift"] = import_bit_shift; }
+void register_bitwise_importers(ImportTable& t) {
+  t["BitShift"] = import_bit_shift;
+  for (auto [onnx, ours] : {std::pair{"BitwiseAnd", "bitwise_and"}, {"BitwiseOr", "bitwise_or"}, {"BitwiseXor", "bitwise_xor"}})
+    t[onnx] = [ours](NodeContext& c) { import_bitwise_binary(c, ours); };
+  t["BitwiseNot"] = [](NodeContext& c) { c.set_output(0, c.op("bitwise_not", {c.input(0)})); };
+  t["BitCast"] = import_bit_cast;
+}
 
 }  // namespace maxc::onnx

@@ -119,6 +119,18 @@ TEST(FusedElementwise, WhereAndBoolOutputs) {
   EXPECT_TRUE(has(k.source, "const maxc::gpu::bool8* in0")) << k.source;
 }
 
+TEST(FusedElementwise, BitwiseStepsCallTheirFunctors) {
+  ElemProgramSpec s;
+  s.compute = ElemCompute::kUInt64;
+  s.dims = {4};
+  s.leaves = {{DType::kUInt64, {4}}, {DType::kUInt64, {}}};
+  s.steps = {{ElemOp::kBitwiseNot, {0, -1, -1}}, {ElemOp::kBitwiseXor, {2, 1, -1}}};
+  s.outputs = {{3, DType::kUInt64}};
+  const FusedKernel k = gpu::generate_fused_elementwise(s);
+  EXPECT_TRUE(has(k.source, "const C v2 = op::BitwiseNot()(v0);")) << k.source;
+  EXPECT_TRUE(has(k.source, "const C v3 = op::BitwiseXor()(v2, v1);")) << k.source;
+}
+
 TEST(FusedElementwise, MalformedSpecsAreRefusedByName) {
   ElemProgramSpec s = bias_exp();
   s.steps[1].args[0] = 7;
@@ -139,6 +151,10 @@ TEST(FusedElementwise, MalformedSpecsAreRefusedByName) {
   s = bias_exp();
   s.compute = ElemCompute::kInt64;
   EXPECT_MAXC_ERROR(gpu::generate_fused_elementwise(s), Code::kInvalidArgument, "step 1 (exp) needs a float compute");
+  s = bias_exp();
+  s.steps[1].op = ElemOp::kBitwiseNot;  // no float form: bools take logical_not
+  EXPECT_MAXC_ERROR(gpu::generate_fused_elementwise(s), Code::kInvalidArgument,
+                    "step 1 (bitwise_not) needs an integer compute");
   s = bias_exp();
   s.leaves[0].dtype = DType::kFloat8E4M3Fn;
   EXPECT_MAXC_ERROR(gpu::generate_fused_elementwise(s), Code::kInvalidArgument, "leaf 0 has dtype float8_e4m3fn");

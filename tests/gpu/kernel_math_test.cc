@@ -195,6 +195,7 @@ TEST(KernelMath, UnaryFunctorsMeanWhatTheCpuOpsMean) {
   MAXC_CHECK_NUMERIC_UNARY(kCube, Cube);
   MAXC_CHECK_NUMERIC_UNARY(kReciprocal, Reciprocal);
   MAXC_CHECK_NUMERIC_UNARY(kOne, One);
+  check_unary_int<ElemOp::kBitwiseNot, g::op::BitwiseNot>("BitwiseNot");  // integers only
   MAXC_CHECK_FLOAT_UNARY(kExp, Exp);
   MAXC_CHECK_FLOAT_UNARY(kLog, Log);
   MAXC_CHECK_FLOAT_UNARY(kLog1p, Log1p);
@@ -276,6 +277,9 @@ TEST(KernelMath, BinaryFunctorsMeanWhatTheCpuOpsMean) {
   check_binary_all<ElemOp::kLogicalAnd, g::op::LogicalAnd>("logical_and");
   check_binary_all<ElemOp::kLogicalOr, g::op::LogicalOr>("logical_or");
   check_binary_all<ElemOp::kLogicalXor, g::op::LogicalXor>("logical_xor");
+  check_binary_all<ElemOp::kBitwiseAnd, g::op::BitwiseAnd>("bitwise_and");
+  check_binary_all<ElemOp::kBitwiseOr, g::op::BitwiseOr>("bitwise_or");
+  check_binary_all<ElemOp::kBitwiseXor, g::op::BitwiseXor>("bitwise_xor");
 }
 
 TEST(KernelMath, DivisionLikeTheCpu) {

@@ -188,6 +188,25 @@ TEST(EmulatedElementwise, LogicalOps) {
   BINARY(LogicalXor, g::bool8, g::bool8);
 }
 
+// Integers of every width the catalog holds, and bools (where they are the logical ops).
+template <class S>
+void check_bitwise() {
+  BINARY(BitwiseAnd, S, S);
+  BINARY(BitwiseOr, S, S);
+  BINARY(BitwiseXor, S, S);
+  if constexpr (!std::is_same_v<S, g::bool8>) UNARY(BitwiseNot, S, S);
+}
+
+TEST(EmulatedElementwise, BitwiseOps) {
+  check_bitwise<g::bool8>();
+  check_bitwise<g::u8>();
+  check_bitwise<g::i8>();
+  check_bitwise<g::i16>();
+  check_bitwise<g::i32>();
+  check_bitwise<g::i64>();
+  check_bitwise<g::u64>();
+}
+
 // condition broadcast along the rows, x transposed, y a single broadcast value.
 template <class W>
 void check_where() {

@@ -407,6 +407,80 @@ TEST(ElemProgram, IntegerPowWrapsAndHandlesNegativeExponents) {
   EXPECT_EQ(y, (std::vector<double>{1024, static_cast<double>(three21), -1, -1, 0, 1}));
 }
 
+// A buffer holding `values` bit for bit (make() goes through double, which drops the low bits
+// of large 64-bit integers).
+template <typename S>
+Buf make_exact(DType dtype, std::vector<int64_t> dims, const std::vector<S>& values) {
+  Buf b{dtype, std::move(dims), std::vector<uint8_t>(values.size() * sizeof(S))};
+  std::memcpy(b.bytes.data(), values.data(), b.bytes.size());
+  return b;
+}
+
+template <typename S>
+std::vector<S> full_range_values(int64_t n, uint32_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<S> v(static_cast<size_t>(n));
+  for (S& x : v) x = static_cast<S>(gen());
+  v[0] = std::numeric_limits<S>::min();
+  v[1] = std::numeric_limits<S>::max();
+  v[2] = S(0);
+  return v;
+}
+
+// a OP b over [4, 9] by [9] and ~a, for one integer storage type, against the same operators
+// on the stored type itself: computing on the wide value and narrowing must give the same bits.
+template <typename S>
+void check_bitwise_of(DType dtype) {
+  const ElemCompute compute = *cpu::elem_compute_of(dtype);
+  const auto a = full_range_values<S>(36, 1), b = full_range_values<S>(9, 2);
+  std::vector<Buf> ins = {make_exact(dtype, {4, 9}, a), make_exact(dtype, {9}, b)};
+  const std::pair<ElemOp, S (*)(S, S)> binary[] = {
+      {ElemOp::kBitwiseAnd, [](S x, S y) { return static_cast<S>(x & y); }},
+      {ElemOp::kBitwiseOr, [](S x, S y) { return static_cast<S>(x | y); }},
+      {ElemOp::kBitwiseXor, [](S x, S y) { return static_cast<S>(x ^ y); }},
+  };
+  for (const auto& [op, ref] : binary) {
+    Buf y = run(one_op(compute, op, ins, {4, 9}, dtype), ins)[0];
+    for (size_t i = 0; i < a.size(); ++i)
+      ASSERT_EQ(y.as<S>()[i], ref(a[i], b[i % 9])) << cpu::elem_op_name(op) << " " << dtype_name(dtype) << " " << i;
+  }
+  std::vector<Buf> x = {ins[0]};
+  Buf y = run(one_op(compute, ElemOp::kBitwiseNot, x, {4, 9}, dtype), x)[0];
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(y.as<S>()[i], static_cast<S>(~a[i])) << "bitwise_not " << dtype_name(dtype) << " " << i;
+}
+
+TEST(ElemProgram, BitwiseOpsOnEveryIntegerWidth) {
+  check_bitwise_of<int8_t>(DType::kInt8);
+  check_bitwise_of<uint8_t>(DType::kUInt8);
+  check_bitwise_of<int16_t>(DType::kInt16);
+  check_bitwise_of<uint16_t>(DType::kUInt16);
+  check_bitwise_of<int32_t>(DType::kInt32);
+  check_bitwise_of<uint32_t>(DType::kUInt32);
+  check_bitwise_of<int64_t>(DType::kInt64);
+  check_bitwise_of<uint64_t>(DType::kUInt64);
+}
+
+// Bools are 0/1 in whatever the program computes in, a float type too (a program of bool ops
+// only computes in float32): and/or/xor are then the logical ops. bitwise_not has no float
+// form (the graph gives bools to logical_not).
+TEST(ElemProgram, BitwiseOpsOnBoolsInAnyComputeType) {
+  std::vector<Buf> ins = {make(DType::kBool, {4}, {0, 0, 1, 1}), make(DType::kBool, {4}, {0, 1, 0, 1})};
+  for (ElemCompute c : {ElemCompute::kFloat32, ElemCompute::kFloat64, ElemCompute::kInt64, ElemCompute::kUInt64}) {
+    EXPECT_EQ(read(run(one_op(c, ElemOp::kBitwiseAnd, ins, {4}, DType::kBool), ins)[0]), (std::vector<double>{0, 0, 0, 1}));
+    EXPECT_EQ(read(run(one_op(c, ElemOp::kBitwiseOr, ins, {4}, DType::kBool), ins)[0]), (std::vector<double>{0, 1, 1, 1}));
+    EXPECT_EQ(read(run(one_op(c, ElemOp::kBitwiseXor, ins, {4}, DType::kBool), ins)[0]), (std::vector<double>{0, 1, 1, 0}));
+  }
+  std::vector<Buf> x = {make(DType::kInt32, {2}, {1, 2})};
+  try {
+    ElemProgram p(one_op(ElemCompute::kFloat32, ElemOp::kBitwiseNot, x, {2}, DType::kInt32));
+    ADD_FAILURE() << "bitwise_not in float32 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bitwise_not"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ElemProgram, NarrowIntegersWrapLikeTheirDtype) {
   std::vector<Buf> ins = {make(DType::kInt8, {3}, {127, -128, 100}), make(DType::kInt8, {3}, {1, -1, 100})};
   auto y = read(run(one_op(ElemCompute::kInt64, ElemOp::kAdd, ins, {3}, DType::kInt8), ins)[0]);

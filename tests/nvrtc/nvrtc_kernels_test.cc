@@ -108,10 +108,27 @@ cpu::ElemProgramSpec integer_spec() {
   return s;
 }
 
+// ~a ^ (b & c) in u64, and bool masks (0/1 floats) combined in float32.
+cpu::ElemProgramSpec bitwise_spec(cpu::ElemCompute compute, DType dtype) {
+  cpu::ElemProgramSpec s;
+  s.compute = compute;
+  s.dims = {2, 9};
+  s.leaves = {{dtype, {2, 9}}, {dtype, {9}}, {dtype, {}}};
+  const bool bools = dtype == DType::kBool;
+  s.steps = {{bools ? cpu::ElemOp::kLogicalNot : cpu::ElemOp::kBitwiseNot, {0, -1, -1}},
+             {cpu::ElemOp::kBitwiseAnd, {1, 2, -1}},
+             {cpu::ElemOp::kBitwiseXor, {3, 4, -1}},
+             {cpu::ElemOp::kBitwiseOr, {5, 0, -1}}};
+  s.outputs = {{6, dtype}};
+  return s;
+}
+
 TEST(NvrtcFusedKernels, GeneratedKernelsCompile) {
   MAXC_NEED_NVRTC();
   NvrtcCompiler compiler(test_nvrtc());
-  for (const cpu::ElemProgramSpec& spec : {gelu_bias_spec(), integer_spec()}) {
+  for (const cpu::ElemProgramSpec& spec :
+       {gelu_bias_spec(), integer_spec(), bitwise_spec(cpu::ElemCompute::kUInt64, DType::kUInt64),
+        bitwise_spec(cpu::ElemCompute::kFloat32, DType::kBool)}) {
     const gpu::FusedKernel fused = gpu::generate_fused_elementwise(spec);
     for (const std::string& arch : kArchitectures) {
       CompileRequest r{gpu::kernel_source_from_text(fused.name + ".cu", fused.source), arch, {}, {}};

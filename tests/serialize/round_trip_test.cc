@@ -57,6 +57,10 @@ const std::map<std::string, Recipe, std::less<>>& recipes() {
     r["min"] = {{f32({2, 3})}, {{"axis", int64_t{0}}}};
     for (const char* name : {"logical_and", "logical_or", "logical_xor"}) r[name] = {{boolean({3}), boolean({3})}};
     r["logical_not"] = {{boolean({3})}};
+    for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor"})
+      r[name] = {{tensor(DType::kInt32, {"batch", 4}), tensor(DType::kInt32, {4})}};
+    r["bitwise_not"] = {{tensor(DType::kUInt8, {3})}};
+    r["bitcast"] = {{x}, {{"dtype", DType::kInt32}}};
     r["where"] = {{boolean({"batch", 4}), x, x}};
     r["cast"] = {{x}, {{"dtype", DType::kFloat16}}};
     r["clamp"] = {{x}, {{"min", -1.5}, {"max", 2.25}}};

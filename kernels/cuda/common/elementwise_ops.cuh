@@ -96,6 +96,9 @@ MAXC_UNARY_OP(Cube, MAXC_FLOAT_OR(x * x * x, wrap_mul(wrap_mul(x, x), x)))
 // Integers: the integer part of 1/x (1 for 1, -1 for -1, else 0; 1/0 is 0).
 MAXC_UNARY_OP(Reciprocal, MAXC_FLOAT_OR(T(1) / x, x == T(1) ? T(1) : (x == T(0) - T(1) ? x : T(0))))
 MAXC_UNARY_OP(One, { return T(1); })
+// Integers only (the graph gives bool to logical_not): two's complement on the wide value,
+// whose low bits are the narrow value's.
+MAXC_UNARY_OP(BitwiseNot, { return ~x; })
 
 #undef MAXC_FLOAT_OR
 #undef MAXC_UNARY_OP
@@ -204,6 +207,20 @@ MAXC_BINARY_OP(LessEqual, { return from_bool<T>(a <= b); })
 MAXC_BINARY_OP(LogicalAnd, { return from_bool<T>((a != T(0)) && (b != T(0))); })
 MAXC_BINARY_OP(LogicalOr, { return from_bool<T>((a != T(0)) || (b != T(0))); })
 MAXC_BINARY_OP(LogicalXor, { return from_bool<T>((a != T(0)) != (b != T(0))); })
+// Integers bit by bit on the wide value; a float compute type only ever holds bools (0/1)
+// here, for which the logical op is the bitwise one.
+MAXC_BINARY_OP(BitwiseAnd, {
+  if constexpr (IsFloat<T>::value) return from_bool<T>((a != T(0)) && (b != T(0)));
+  else return a & b;
+})
+MAXC_BINARY_OP(BitwiseOr, {
+  if constexpr (IsFloat<T>::value) return from_bool<T>((a != T(0)) || (b != T(0)));
+  else return a | b;
+})
+MAXC_BINARY_OP(BitwiseXor, {
+  if constexpr (IsFloat<T>::value) return from_bool<T>((a != T(0)) != (b != T(0)));
+  else return a ^ b;
+})
 
 #undef MAXC_BINARY_OP
 

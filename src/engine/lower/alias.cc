@@ -1,5 +1,6 @@
-// The ops that only re-read their input's bytes with other dims. No kernel runs and no memory
-// is planned for them, so the same lowerings serve every device's table.
+// The ops that only re-read their input's bytes with other dims (or, for bitcast, as another
+// dtype of the same width). No kernel runs and no memory is planned for them, so the same
+// lowerings serve every device's table.
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
 
@@ -14,6 +15,15 @@ Lowered lower_alias(const LowerContext& ctx) {
 }
 
 namespace {
+
+// bitcast reads the same bytes as another dtype: only the element width must agree.
+Lowered lower_bitcast(const LowerContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  const Shape& out = ctx.outputs[0];
+  if (in.num_elements() != out.num_elements() || dtype_size_in_bits(in.dtype) != dtype_size_in_bits(out.dtype))
+    fail(Code::kInternal, ctx.op_label(), ": cannot reinterpret ", in.to_string(), " as ", out.to_string());
+  return Lowered::alias_of_input();
+}
 
 // rebind asserts at run time that x has the attribute's shape: the engine evaluated that shape
 // for this call as output 0's dims, so a difference is the caller's broken promise.
@@ -31,6 +41,7 @@ Lowered lower_rebind(const LowerContext& ctx) {
 void register_alias_kernels(KernelTable& t) {
   for (const char* op : {"reshape", "squeeze", "unsqueeze", "flatten", "as_interleaved_complex"}) t.add(op, lower_alias);
   t.add("rebind", lower_rebind);
+  t.add("bitcast", lower_bitcast);
 }
 
 }  // namespace maxc

@@ -40,6 +40,8 @@ const std::map<std::string, Plain, std::less<>>& plain_ops() {
       {"less", {ElemOp::kLess, 2}},         {"less_equal", {ElemOp::kLessEqual, 2}},
       {"logical_and", {ElemOp::kLogicalAnd, 2}}, {"logical_or", {ElemOp::kLogicalOr, 2}},
       {"logical_xor", {ElemOp::kLogicalXor, 2}}, {"where", {ElemOp::kWhere, 3}},
+      {"bitwise_and", {ElemOp::kBitwiseAnd, 2}}, {"bitwise_or", {ElemOp::kBitwiseOr, 2}},
+      {"bitwise_xor", {ElemOp::kBitwiseXor, 2}}, {"bitwise_not", {ElemOp::kBitwiseNot, 1}},
   };
   return ops;
 }
