@@ -481,6 +481,36 @@ impl<'g> Value<'g> {
 }
 
 // ======================================================================================
+// Bitwise (libmax_c's extras beyond MAX's op set)
+// ======================================================================================
+
+impl<'g> Value<'g> {
+    /// Bitwise and of integer or bool values of one dtype (broadcast; never promoted, since
+    /// widening a signed operand would change the bits the other one meets).
+    pub fn bitwise_and(&self, rhs: &Value<'g>) -> Result<Value<'g>> {
+        self.apply("bitwise_and", &[rhs], Attrs::new())
+    }
+    /// Bitwise or, as [`Value::bitwise_and`].
+    pub fn bitwise_or(&self, rhs: &Value<'g>) -> Result<Value<'g>> {
+        self.apply("bitwise_or", &[rhs], Attrs::new())
+    }
+    /// Bitwise xor, as [`Value::bitwise_and`].
+    pub fn bitwise_xor(&self, rhs: &Value<'g>) -> Result<Value<'g>> {
+        self.apply("bitwise_xor", &[rhs], Attrs::new())
+    }
+    /// Every bit of an integer value flipped (bool is refused: that is
+    /// [`Value::logical_not`]).
+    pub fn bitwise_not(&self) -> Result<Value<'g>> {
+        self.apply("bitwise_not", &[], Attrs::new())
+    }
+    /// Each element's bytes read as `dtype`, which must have the same width (unlike
+    /// [`Value::cast`], no value is converted).
+    pub fn bitcast(&self, dtype: DType) -> Result<Value<'g>> {
+        self.apply("bitcast", &[], Attrs::new().dtype("dtype", dtype))
+    }
+}
+
+// ======================================================================================
 // Quantized
 // ======================================================================================
 

@@ -54,6 +54,8 @@ fn build_dense(g: &Graph) -> Result<()> {
     out.push(x.scatter(&g.constant(&[9.0f32, 8.0], &[2, 1])?, &cols, 1)?);
     out.push(x.scatter_nd(&g.constant(&[7.0f32; 4], &[1, 4])?, &g.constant(&[0i64], &[1, 1])?)?);
     out.extend([x.nonzero("nonzeros")?, x.masked_scatter(&nan, &y.flatten(0, 1)?, "masked")?]);
+    let bits = x.bitcast(DType::Int32)?;
+    out.extend([bits.bitwise_and(&bits)?, bits.bitwise_or(&bits)?, bits.bitwise_xor(&bits)?, bits.bitwise_not()?]);
     out.extend([g.concat(&[&x, &y], 0)?, g.stack(&[&x, &y], 0)?]);
     let (start, stop, step) = (g.scalar(0i64)?, g.scalar(6i64)?, g.scalar(2i64)?);
     out.push(g.range(&start, &stop, &step, Some(Dim::Static(3)))?);
@@ -257,4 +259,28 @@ fn masked_scatter_fills_masked_positions_in_order() {
 
     let three = Tensor::from_slice(&[-1.0f32, -2.0, -3.0], &[3]).unwrap();
     assert!(m.execute(&[&x, &mask, &three]).is_err(), "4 masked positions, 3 updates");
+}
+
+#[test]
+fn bitwise_helpers_compute() {
+    let g = Graph::new("bitwise").unwrap();
+    {
+        let a = g.add_input("a", DType::Int32, [4]).unwrap();
+        let b = g.add_input("b", DType::Int32, [4]).unwrap();
+        let f = g.add_input("f", DType::Float32, [2]).unwrap();
+        let out = [a.bitwise_and(&b), a.bitwise_or(&b), a.bitwise_xor(&b), a.bitwise_not(), f.bitcast(DType::Int32)];
+        let out: Vec<Value> = out.into_iter().map(|v| v.unwrap()).collect();
+        g.set_outputs(&out.iter().collect::<Vec<_>>()).unwrap();
+    }
+    let a = Tensor::from_slice(&[12i32, 10, -1, 0], &[4]).unwrap();
+    let b = Tensor::from_slice(&[10i32, 6, 5, 7], &[4]).unwrap();
+    let f = Tensor::from_slice(&[1.0f32, -2.5], &[2]).unwrap();
+    let out = model(&g).execute(&[&a, &b, &f]).unwrap();
+    let i = |k: usize| out[k].to_vec::<i32>().unwrap();
+    assert_eq!(i(0), [8, 2, 5, 0]);
+    assert_eq!(i(1), [14, 14, -1, 7]);
+    assert_eq!(i(2), [6, 12, -6, 7]);
+    assert_eq!(i(3), [-13, -11, 0, -1]);
+    assert_eq!(i(4), [1.0f32.to_bits() as i32, (-2.5f32).to_bits() as i32]);
+    assert!(g.add_input("p", DType::Bool, [4]).unwrap().bitwise_not().is_err(), "bool takes logical_not");
 }

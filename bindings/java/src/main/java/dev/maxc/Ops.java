@@ -478,6 +478,39 @@ public final class Ops {
     return call1("masked_scatter", Map.of("out_dim", outDim), input, mask, updates);
   }
 
+  // ---- bitwise (libmax_c's extras beyond MAX's op set) ----
+
+  /**
+   * Elementwise bitwise and of integers or bools of one dtype, with broadcasting; never promoted,
+   * since widening a signed operand would change the bits the other one meets.
+   */
+  public static Value bitwiseAnd(Value a, Value b) {
+    return op1("bitwise_and", null, a, b);
+  }
+
+  /** Elementwise bitwise or, as {@link #bitwiseAnd}. */
+  public static Value bitwiseOr(Value a, Value b) {
+    return op1("bitwise_or", null, a, b);
+  }
+
+  /** Elementwise bitwise xor, as {@link #bitwiseAnd}. */
+  public static Value bitwiseXor(Value a, Value b) {
+    return op1("bitwise_xor", null, a, b);
+  }
+
+  /** Every bit of an integer {@code x} flipped (bool is refused: use {@link #logicalNot}). */
+  public static Value bitwiseNot(Value x) {
+    return unary("bitwise_not", x);
+  }
+
+  /**
+   * Each element's bytes of {@code x} read as {@code dtype}, which must have the same width
+   * (unlike {@link #cast}, no value is converted).
+   */
+  public static Value bitcast(Value x, DType dtype) {
+    return call1("bitcast", Map.of("dtype", dtype), x);
+  }
+
   /** A constant in {@code graph} holding a copy of {@code tensor}. */
   public static Value constant(Graph graph, Tensor tensor) {
     return graph.addConstant(tensor);

@@ -163,4 +163,27 @@ class OpsTest {
       }
     }
   }
+
+  @Test
+  void bitwiseHelpersCompute() {
+    try (Graph g = new Graph("bitwise")) {
+      Value a = g.addInput("a", DType.INT32, 4);
+      Value b = g.addInput("b", DType.INT32, 4);
+      Value f = g.addInput("f", DType.FLOAT32, 2);
+      g.output(Ops.bitwiseAnd(a, b), Ops.bitwiseOr(a, b), Ops.bitwiseXor(a, b), Ops.bitwiseNot(a),
+          Ops.bitcast(f, DType.INT32));
+      try (Context ctx = Context.create(1); CompiledModel cm = ctx.compile(g); Model m = cm.createModel(Map.of());
+          Tensor at = Tensor.of(new int[] {12, 10, -1, 0}, 4);
+          Tensor bt = Tensor.of(new int[] {10, 6, 5, 7}, 4);
+          Tensor ft = Tensor.of(new float[] {1.0f, -2.5f}, 2)) {
+        List<Tensor> out = m.execute(at, bt, ft);
+        assertArrayEquals(new int[] {8, 2, 5, 0}, out.get(0).toIntArray());
+        assertArrayEquals(new int[] {14, 14, -1, 7}, out.get(1).toIntArray());
+        assertArrayEquals(new int[] {6, 12, -6, 7}, out.get(2).toIntArray());
+        assertArrayEquals(new int[] {-13, -11, 0, -1}, out.get(3).toIntArray());
+        assertArrayEquals(new int[] {Float.floatToRawIntBits(1.0f), Float.floatToRawIntBits(-2.5f)}, out.get(4).toIntArray());
+        out.forEach(Tensor::close);
+      }
+    }
+  }
 }
