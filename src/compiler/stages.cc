@@ -6,6 +6,23 @@
 
 namespace maxc {
 
+bool counts_data(const Node& n) {
+  return n.op == "nonzero" || (n.op == "repeat_interleave" && n.inputs.size() == 2);
+}
+
+std::set<std::string> symbols_of(const Program& p, const Node& n) {
+  std::set<std::string> out;
+  auto add = [&](const std::vector<Dim>& dims) {
+    for (const Dim& d : dims)
+      for (const std::string& symbol : d.symbols()) out.insert(symbol);
+  };
+  for (ValueId v : n.inputs) add(p.types[v].dims);
+  for (ValueId v : n.outputs) add(p.types[v].dims);
+  for (const auto& [name, value] : n.attrs)
+    if (const auto* dims = std::get_if<std::vector<Dim>>(&value)) add(*dims);
+  return out;
+}
+
 namespace {
 
 std::set<std::string> input_symbols(const Program& p) {
@@ -14,11 +31,6 @@ std::set<std::string> input_symbols(const Program& p) {
     for (const Dim& d : p.types[in.value].dims)
       for (const std::string& s : d.symbols()) symbols.insert(s);
   return symbols;
-}
-
-// The ops whose out_dim data decides: nonzero, and repeat_interleave with its repeats a tensor.
-bool counts_data(const Node& n) {
-  return n.op == "nonzero" || (n.op == "repeat_interleave" && n.inputs.size() == 2);
 }
 
 const Dim& out_dim(const Node& n) { return n.attrs.get<std::vector<Dim>>("out_dim").at(0); }
@@ -102,17 +114,13 @@ class Splitter {
     const Node& n = p_.nodes[k];
     size_t stage = 0;
     for (ValueId v : n.inputs) stage = std::max(stage, value_stage(v));
-    std::vector<ValueId> typed = n.inputs;
-    typed.insert(typed.end(), n.outputs.begin(), n.outputs.end());
-    for (ValueId v : typed)
-      for (const Dim& d : p_.types[v].dims)
-        for (const std::string& symbol : d.symbols()) {
-          auto source = source_of_.find(symbol);
-          if (source == source_of_.end()) continue;
-          if (producer_[source->second] >= static_cast<int64_t>(k))
-            fail(Code::kUnimplemented, "op '", n.op, "' uses dim '", symbol, "' before the nonzero that counts it");
-          stage = std::max(stage, value_stage(source->second) + 1);
-        }
+    for (const std::string& symbol : symbols_of(p_, n)) {
+      auto source = source_of_.find(symbol);
+      if (source == source_of_.end()) continue;
+      if (producer_[source->second] >= static_cast<int64_t>(k))
+        fail(Code::kUnimplemented, "op '", n.op, "' uses dim '", symbol, "' before the nonzero that counts it");
+      stage = std::max(stage, value_stage(source->second) + 1);
+    }
     return stage;
   }
 

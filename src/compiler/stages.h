@@ -7,11 +7,21 @@
 // stage outputs and inputs.
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "compiler/program.h"
 
 namespace maxc {
+
+// Whether n's out_dim is a count its data decides: nonzero, and repeat_interleave with its
+// repeats a tensor.
+bool counts_data(const Node& n);
+
+// The symbols n's types and dims attributes name. A node's attributes count: a
+// shape_to_tensor of a count names it there only, its output being [rank].
+std::set<std::string> symbols_of(const Program& p, const Node& n);
 
 // Adds a count node and a SymbolSource for each symbol an out_dim names that the program's
 // inputs do not bind (the first op to name it; later ones check their own count against it
