@@ -33,6 +33,9 @@ const ImportTable& import_table() {
     register_if_importers(t);
     register_loop_importers(t);
     register_scan_importers(t);
+    register_data_dependent_importers(t);
+    register_unique_importers(t);
+    register_nms_importers(t);
     return t;
   }();
   return table;

@@ -166,6 +166,9 @@ void register_deform_conv_importers(ImportTable& t);
 void register_if_importers(ImportTable& t);
 void register_loop_importers(ImportTable& t);
 void register_scan_importers(ImportTable& t);
+void register_data_dependent_importers(ImportTable& t);  // NonZero, Compress
+void register_unique_importers(ImportTable& t);
+void register_nms_importers(ImportTable& t);  // NonMaxSuppression
 
 const ImportTable& import_table();
 

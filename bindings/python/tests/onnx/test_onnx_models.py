@@ -63,12 +63,12 @@ def test_bad_files_and_operators(tmp_path, weights):
     with pytest.raises(max_c.MaxError) as err:
         InferenceSession().load(truncated)
     assert err.value.code_name in ("DATA_LOSS", "INVALID_ARGUMENT")
-    node = helper.make_node("Unique", ["x"], ["y"])  # data-dependent output shape: unsupported
-    graph = helper.make_graph([node], "u", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None])])
-    path = tmp_path / "unique.onnx"
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
-    with pytest.raises(max_c.MaxError, match="Unique") as err:
+    node = helper.make_node("ImageDecoder", ["x"], ["y"])  # an operator we do not import
+    graph = helper.make_graph([node], "d", [helper.make_tensor_value_info("x", TensorProto.UINT8, [None])],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, [None, None, 3])])
+    path = tmp_path / "decoder.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)]), str(path))
+    with pytest.raises(max_c.MaxError, match="ImageDecoder") as err:
         InferenceSession().load(path)
     assert err.value.code_name == "UNIMPLEMENTED"
 
