@@ -28,4 +28,16 @@ inline bool cpu_has_avx2() {
 #endif
 }
 
+// AVX-512 as oneDNN's avx512_core kernels need it (F, BW, VL, DQ): where those run, oneDNN's
+// float32 matmul has twice our AVX2 kernels' width (engine/lower/linalg.cc picks by this).
+inline bool cpu_has_avx512() {
+#if MAXC_HAVE_AVX2
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  return has;
+#else
+  return false;
+#endif
+}
+
 }  // namespace maxc::cpu

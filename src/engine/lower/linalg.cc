@@ -11,6 +11,7 @@
 #include "kernels/cpu/gemm_packed.h"
 #include "kernels/cpu/matmul.h"
 #include "kernels/cpu/matmul_outer.h"
+#include "kernels/cpu/simd.h"
 
 namespace maxc {
 namespace {
@@ -44,14 +45,18 @@ Lowered packed_matmul_kernel(const Shape& lhs, const Shape& rhs, bool rhs_transp
 // it also matches or beats oneDNN at an encoder's 128-512 rows (1 thread: 77-91 GFLOP/s
 // against 69-89 at 128 x 384..3072 x 384..3072), while oneDNN, which packs the activations
 // too, stays ahead at 1024 rows. For one row oneDNN runs a gemv that packs nothing.
-constexpr int64_t kPackedMinRows = 2, kPackedMaxRows = 512;
+// All of that holds on an AVX2 CPU. Where AVX-512 runs, our kernel keeps AVX2's width and
+// oneDNN doubles it: on a 2-core Zen 5, K x N of 384 x 1536 to 768 x 3072, oneDNN took
+// 0.55-0.60x our time at 32-512 rows and 0.85-0.94x at 8, but 1.2-1.6x at 2.
+constexpr int64_t kPackedMinRows = 2, kPackedMaxRows = 512, kPackedMaxRowsAvx512 = 7;
 
 bool wants_packed(const LowerContext& ctx) {
   const Shape& lhs = ctx.inputs[0];
   const Shape& rhs = ctx.inputs[1];
   if (lhs.dtype != DType::kFloat32 || !ctx.input_is_weight(1) || rhs.rank() != 2 || lhs.rank() < 1) return false;
   const int64_t k = lhs.dims.back(), rows = k == 0 ? 0 : lhs.num_elements() / k;
-  return rows >= kPackedMinRows && rows <= kPackedMaxRows;
+  const int64_t max_rows = cpu::cpu_has_avx512() ? kPackedMaxRowsAvx512 : kPackedMaxRows;
+  return rows >= kPackedMinRows && rows <= max_rows;
 }
 
 Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e, bool rhs_transposed = false) {
