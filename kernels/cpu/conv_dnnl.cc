@@ -74,8 +74,9 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
     : has_bias_(has_bias), epilogue_(epilogue) {
   try {
     const tag plain = s.channels_first ? tag::nchw : tag::nhwc;
-    user_src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, s.blocked_in ? tag::nChw8c : plain);
-    user_dst_ = dnnl::memory::desc({s.batch, s.out_c, s.out_h, s.out_w}, type, s.blocked_out ? tag::nChw8c : plain);
+    const tag blocks = s.block == 16 ? tag::nChw16c : tag::nChw8c;
+    user_src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, s.blocked_in ? blocks : plain);
+    user_dst_ = dnnl::memory::desc({s.batch, s.out_c, s.out_h, s.out_w}, type, s.blocked_out ? blocks : plain);
     user_weights_ = user_filter_desc(s, type);
     bias_ = dnnl::memory::desc({s.out_c}, type, tag::x);
     const dims strides{s.stride_h, s.stride_w}, dilates{s.dilation_h - 1, s.dilation_w - 1};

@@ -1,6 +1,7 @@
 // Layout propagation for CNNs (DESIGN §4): float32 NCHW convolutions run on activations kept
-// in channel blocks of 8, [N, C/8, H, W, 8] (oneDNN's nChw8c), from one convolution to the
-// next, instead of converting at every convolution.
+// in channel blocks of b, [N, C/b, H, W, b] (oneDNN's nChw8c, or nChw16c where its AVX-512
+// kernels run: the engine passes the block), from one convolution to the next, instead of
+// converting at every convolution. The comments below say 8 for b.
 //
 // On plain NCHW, oneDNN 2.x runs a 1x1 convolution as a gemm at 58-89 GFLOP/s where its
 // direct kernel on channel blocks takes 84-99 (ResNet-50's 1x1 shapes, one thread of the
@@ -30,34 +31,35 @@
 
 #include "compiler/passes.h"
 #include "compiler/rewrite.h"
+#include "base/str_cat.h"
 
 namespace maxc {
 namespace {
 
-constexpr int64_t kBlock = 8;
-
-bool channels_divide(const TensorType& t) {
+bool channels_divide(const TensorType& t, int64_t block) {
   return t.dtype == DType::kFloat32 && t.rank() == 4 && t.dims[1].is_static() && t.dims[1].static_value() > 0 &&
-         t.dims[1].static_value() % kBlock == 0;
+         t.dims[1].static_value() % block == 0;
 }
 
-TensorType blocked_type(const TensorType& t) {
+TensorType blocked_type(const TensorType& t, int64_t block) {
   TensorType b = t;
-  b.dims = {t.dims[0], Dim(t.dims[1].static_value() / kBlock), t.dims[2], t.dims[3], Dim(kBlock)};
+  b.dims = {t.dims[0], Dim(t.dims[1].static_value() / block), t.dims[2], t.dims[3], Dim(block)};
   return b;
 }
+
+bool is_block_layout(const std::string* layout) { return layout && (*layout == "NCHW8c" || *layout == "NCHW16c"); }
 
 // A float32 NCHW convolution whose output channels divide into blocks; its input is read
 // in blocks too when its channels divide (else as it is: a network's first convolution,
 // over 3 colour channels, still writes blocks).
-bool is_blockable_conv(const Program& p, const Node& n) {
+bool is_blockable_conv(const Program& p, const Node& n, int64_t block) {
   if ((n.op != "conv2d" && n.op != "fused_conv2d") || n.outputs.size() != 1 || n.inputs.size() < 2) return false;
   const std::string* layout = string_attr(n, "input_layout");
   const AttrValue* groups = n.attrs.find("groups");
   const int64_t* g = groups ? std::get_if<int64_t>(groups) : nullptr;
   const TensorType& x = p.types[n.inputs[0]];
   return layout && *layout == "NCHW" && g && *g == 1 && x.dtype == DType::kFloat32 && x.rank() == 4 &&
-         channels_divide(p.types[n.outputs[0]]);
+         channels_divide(p.types[n.outputs[0]], block);
 }
 
 bool is_permute(const Node& n, const std::vector<int64_t>& dims) {
@@ -73,7 +75,7 @@ bool is_scalar(const TensorType& t) {
 
 class Blocker {
  public:
-  explicit Blocker(Program& p) : p_(p) {}
+  Blocker(Program& p, int64_t block) : p_(p), block_(block), layout_(str_cat("NCHW", block, "c")) {}
 
   void run() {
     const std::vector<int64_t> reader = sole_readers();
@@ -83,7 +85,7 @@ class Blocker {
     for (size_t k = 0; k < nodes.size(); ++k) {
       Node& n = nodes[k];
       if (done[k]) continue;
-      if (is_blockable_conv(p_, n)) block_conv(std::move(n));
+      if (is_blockable_conv(p_, n, block_)) block_conv(std::move(n));
       else if (follows_blocks(n)) block_elementwise(std::move(n));
       else if (!block_pool(nodes, k, reader, done)) p_.nodes.push_back(std::move(n));
     }
@@ -118,13 +120,13 @@ class Blocker {
     const TensorType blocks_in = p_.types[blocked_.at(to_nhwc.inputs[0])], pooled = p_.types[pool.outputs[0]];
     const Dim images = blocks_in.dims[0] * blocks_in.dims[1];
     TensorType flat_in = blocks_in, flat_out = pooled;
-    flat_in.dims = {images, blocks_in.dims[2], blocks_in.dims[3], Dim(kBlock)};
-    flat_out.dims = {images, pooled.dims[1], pooled.dims[2], Dim(kBlock)};
+    flat_in.dims = {images, blocks_in.dims[2], blocks_in.dims[3], Dim(block_)};
+    flat_out.dims = {images, pooled.dims[1], pooled.dims[2], Dim(block_)};
     const ValueId a = reshape_to(blocked_.at(to_nhwc.inputs[0]), flat_in);
     const ValueId b = p_.new_value(flat_out);
     p_.nodes.push_back(Node{pool.op, {a}, {b}, pool.attrs, {}});
     Node back{"reshape", {b}, {}, {}, {}};
-    back.outputs = {p_.new_value(blocked_type(p_.types[out]))};
+    back.outputs = {p_.new_value(blocked_type(p_.types[out], block_))};
     back.attrs.set("shape", p_.types[back.outputs[0]].dims);
     emit_blocked(std::move(back), {out});
     done[static_cast<size_t>(pool_at)] = done[static_cast<size_t>(back_at)] = true;
@@ -142,7 +144,7 @@ class Blocker {
   // The block form of v, made now when v has none.
   ValueId blocks_of(ValueId v) {
     if (auto it = blocked_.find(v); it != blocked_.end()) return it->second;
-    const ValueId b = p_.new_value(blocked_type(p_.types[v]));
+    const ValueId b = p_.new_value(blocked_type(p_.types[v], block_));
     p_.nodes.push_back(Node{"to_channel_blocks", {v}, {b}, {}, {}});
     blocked_.emplace(v, b);
     return b;
@@ -167,14 +169,14 @@ class Blocker {
       n.attrs.set("activation", std::string("none"));
     }
     // Input channels that do not divide stay NCHW; only the output is blocked.
-    if (channels_divide(p_.types[n.inputs[0]])) {
-      n.attrs.set("input_layout", std::string("NCHW8c"));
+    if (channels_divide(p_.types[n.inputs[0]], block_)) {
+      n.attrs.set("input_layout", layout_);
       n.inputs[0] = blocks_of(n.inputs[0]);
     } else {
-      n.attrs.set("output_layout", std::string("NCHW8c"));
+      n.attrs.set("output_layout", layout_);
     }
     const std::vector<ValueId> plain = n.outputs;
-    n.outputs = {p_.new_value(blocked_type(p_.types[plain[0]]))};
+    n.outputs = {p_.new_value(blocked_type(p_.types[plain[0]], block_))};
     emit_blocked(std::move(n), plain);
   }
 
@@ -182,7 +184,7 @@ class Blocker {
   // every input either has a block form of the outputs' dims or is one element.
   bool follows_blocks(const Node& n) const {
     if (n.op != "fused_elementwise" && !(n.steps.empty() && is_elementwise_op(n.op, n.inputs.size()))) return false;
-    if (n.outputs.empty() || !channels_divide(p_.types[n.outputs[0]])) return false;
+    if (n.outputs.empty() || !channels_divide(p_.types[n.outputs[0]], block_)) return false;
     const std::vector<Dim>& dims = p_.types[n.outputs[0]].dims;
     for (ValueId o : n.outputs)
       if (p_.types[o].dtype != DType::kFloat32 || p_.types[o].dims != dims) return false;
@@ -196,7 +198,7 @@ class Blocker {
 
   void block_elementwise(Node n) {
     std::unordered_map<ValueId, ValueId> renamed;
-    auto block_value = [&](ValueId v) { renamed.emplace(v, p_.new_value(blocked_type(p_.types[v]))); };
+    auto block_value = [&](ValueId v) { renamed.emplace(v, p_.new_value(blocked_type(p_.types[v], block_))); };
     for (ValueId v : n.inputs)
       if (blocked_.contains(v)) renamed.emplace(v, blocked_.at(v));
     // A fused node's steps make values of the outputs' shape: all of them move to blocks.
@@ -215,6 +217,8 @@ class Blocker {
   }
 
   Program& p_;
+  int64_t block_;
+  std::string layout_;  // "NCHW8c" or "NCHW16c"
   std::unordered_map<ValueId, ValueId> blocked_;  // NCHW value -> its block form
 };
 
@@ -230,7 +234,7 @@ bool takes_residual(const Node& n) {
   const std::string* layout = string_attr(n, "input_layout");
   const std::string* activation = string_attr(n, "activation");
   const AttrValue* residual = n.attrs.find("has_residual");
-  return n.op == "fused_conv2d" && layout && *layout == "NCHW8c" && activation && *activation == "none" && !residual;
+  return n.op == "fused_conv2d" && is_block_layout(layout) && activation && *activation == "none" && !residual;
 }
 
 std::optional<Residual> match_residual(const Program& p, const Node& n, const std::vector<int64_t>& producer,
@@ -281,8 +285,8 @@ void fuse_block_residuals(Program& p) {
 
 }  // namespace
 
-void block_conv_channels(Program& p) {
-  Blocker(p).run();
+void block_conv_channels(Program& p, int64_t block) {
+  Blocker(p, block).run();
   eliminate_dead_code(p);
   fuse_block_residuals(p);
 }

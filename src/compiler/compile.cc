@@ -37,7 +37,7 @@ void fuse_program(Program& p, const CompileOptions& opts) {
   if (has("fused_elementwise")) fuse_elementwise(p);
   // Channel blocks are a CPU layout (oneDNN's nChw8c): only a device with kernels for the
   // conversions gets them, whatever convolutions it has.
-  if (has("fused_conv2d") && has("to_channel_blocks") && has("from_channel_blocks")) block_conv_channels(p);
+  if (has("fused_conv2d") && has("to_channel_blocks") && has("from_channel_blocks")) block_conv_channels(p, opts.channel_block);
   eliminate_dead_code(p);
 }
 

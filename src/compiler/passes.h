@@ -24,6 +24,9 @@ struct CompileOptions {
   // "add_layer_norm", "fused_conv2d", "fused_elementwise"): a pattern whose fused op it lacks
   // stays unfused, in ops it has. Empty: every fused op is available (the CPU).
   std::function<bool(std::string_view op)> has_kernel;
+  // The channel block CNN activations are kept in (block_conv_channels): the engine's CPU
+  // kernels' native one, 16 where oneDNN runs AVX-512, else 8.
+  int64_t channel_block = 8;
 };
 
 void eliminate_dead_code(Program& p);                         // dce.cc
@@ -36,7 +39,7 @@ void fuse_conv_epilogue(Program& p);                          // fuse_conv.cc: c
 void fuse_add_layer_norm(Program& p);                         // fuse_layer_norm.cc: residual add + layer_norm
 void fuse_attention(Program& p);                              // fuse_attention.cc: softmax(scale·QKᵀ + mask)·V
 void fuse_elementwise(Program& p);                            // fuse_elementwise.cc: chains into one loop
-void block_conv_channels(Program& p);                         // block_channels.cc: CNNs in nChw8c
+void block_conv_channels(Program& p, int64_t block);          // block_channels.cc: CNNs in nChw8c / nChw16c
 
 // verify → program → canonicalize → fold: what every device's program starts from.
 Program prepare_program(const Graph& graph, const CompileOptions& opts);

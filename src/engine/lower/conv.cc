@@ -16,13 +16,17 @@
 namespace maxc {
 namespace {
 
-// fused_conv2d's input_layout (and output_layout, which defaults to the input's) once
-// compiler/block_channels.cc has blocked its channels.
-constexpr std::string_view kChannelBlockedLayout = "NCHW8c";
+// The block of fused_conv2d's input_layout or output_layout once compiler/block_channels.cc
+// has blocked its channels ("NCHW8c", "NCHW16c"), or 0 for an unblocked layout.
+int64_t block_of_layout(std::string_view layout) {
+  if (layout == "NCHW8c") return 8;
+  if (layout == "NCHW16c") return 16;
+  return 0;
+}
 
-bool output_blocked(const LowerContext& ctx) {
-  const std::string& in = ctx.attr<std::string>("input_layout");
-  return (ctx.attrs().has("output_layout") ? ctx.attr<std::string>("output_layout") : in) == kChannelBlockedLayout;
+// The output's layout, which defaults to the input's.
+std::string_view output_layout(const LowerContext& ctx) {
+  return ctx.attrs().has("output_layout") ? ctx.attr<std::string>("output_layout") : ctx.attr<std::string>("input_layout");
 }
 
 const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
@@ -41,14 +45,18 @@ cpu::Conv2dShape conv_shape(const LowerContext& ctx) {
   const Shape& y = ctx.outputs[0];
   cpu::Conv2dShape s;
   const std::string& layout = ctx.attr<std::string>("input_layout");
-  s.blocked_in = layout == kChannelBlockedLayout;
-  s.blocked_out = output_blocked(ctx);
+  const int64_t in_block = block_of_layout(layout), out_block = block_of_layout(output_layout(ctx));
+  if (in_block && out_block && in_block != out_block)
+    fail(Code::kInternal, ctx.op_label(), ": input and output blocks differ (", in_block, ", ", out_block, ")");
+  s.blocked_in = in_block != 0;
+  s.blocked_out = out_block != 0;
+  s.block = s.blocked_in ? in_block : s.blocked_out ? out_block : 8;
   s.channels_first = layout == "NCHW" || s.blocked_in;
   s.filter_fcrs = ctx.attr<std::string>("filter_layout") == "FCRS";
   auto check_blocks = [&](const Shape& v, bool blocked) {
-    if (blocked != (v.rank() == 5) || (blocked && v.dims[4] != cpu::kChannelBlock))
+    if (blocked != (v.rank() == 5) || (blocked && v.dims[4] != s.block))
       fail(Code::kInternal, ctx.op_label(), ": ", v.to_string(), " is not in ", blocked ? "" : "un",
-           "blocked layout ([N, C/8, H, W, 8])");
+           "blocked layout ([N, C/", s.block, ", H, W, ", s.block, "])");
   };
   check_blocks(x, s.blocked_in);
   check_blocks(y, s.blocked_out);
@@ -194,7 +202,7 @@ Lowered lower_fused_conv2d(const LowerContext& ctx) {
   const std::string& layout = ctx.attr<std::string>("input_layout");
   const std::vector<int64_t>& out = ctx.outputs[0].dims;
   const int64_t channels =
-      output_blocked(ctx) ? out[1] * out[4] : out[layout == "NCHW" ? 1 : 3];
+      block_of_layout(output_layout(ctx)) != 0 ? out[1] * out[4] : out[layout == "NCHW" ? 1 : 3];
   if (e.residual && ctx.inputs[at.residual] != ctx.outputs[0])
     fail(Code::kInternal, ctx.op_label(), ": the residual is ", ctx.inputs[at.residual].to_string(), ", the output ",
          ctx.outputs[0].to_string());
@@ -205,20 +213,24 @@ Lowered lower_fused_conv2d(const LowerContext& ctx) {
   return conv_kernel(ctx, has_bias, e);
 }
 
-// to_channel_blocks: [N, C, H, W] -> [N, C/8, H, W, 8]; from_channel_blocks the inverse
-// (compiler/block_channels.cc).
+// to_channel_blocks: [N, C, H, W] -> [N, C/b, H, W, b]; from_channel_blocks the inverse
+// (compiler/block_channels.cc). The block b is the blocked side's last dim.
 Lowered channel_blocks_kernel(const LowerContext& ctx, bool to_blocks) {
   const Shape& plain = to_blocks ? ctx.inputs[0] : ctx.outputs[0];
-  if (plain.dtype != DType::kFloat32 || plain.rank() != 4 || plain.dims[1] % cpu::kChannelBlock != 0)
-    fail(Code::kInternal, ctx.op_label(), ": needs float32 NCHW with channels in multiples of ", cpu::kChannelBlock,
-         ", got ", plain.to_string());
+  const Shape& blocked = to_blocks ? ctx.outputs[0] : ctx.inputs[0];
+  const int64_t block = blocked.rank() == 5 ? blocked.dims[4] : 0;
+  if (plain.dtype != DType::kFloat32 || plain.rank() != 4 || block <= 0 || plain.dims[1] % block != 0)
+    fail(Code::kInternal, ctx.op_label(), ": needs float32 NCHW with channels in blocks, got ", plain.to_string(),
+         " and ", blocked.to_string());
   const int64_t n = plain.dims[0], c = plain.dims[1], pixels = plain.dims[2] * plain.dims[3];
   if (to_blocks)
     return {[=](const KernelArgs& a) {
-      cpu::to_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, static_cast<float*>(a.outputs[0]));
+      cpu::to_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, block,
+                             static_cast<float*>(a.outputs[0]));
     }};
   return {[=](const KernelArgs& a) {
-    cpu::from_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, static_cast<float*>(a.outputs[0]));
+    cpu::from_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, block,
+                             static_cast<float*>(a.outputs[0]));
   }};
 }
 
