@@ -29,6 +29,14 @@ Lowered lower_strided_copy(const LowerContext& ctx, std::span<const int64_t> dim
 
 // slice_tensor: one strided copy (lower_strided_copy), on every device.
 Lowered lower_slice_tensor(const LowerContext& ctx);
+// count_repeats (compiler/stages.h), on either device: its inputs are repeat_interleave's
+// (x, repeats_tensor); d is the length of the repeated axis, num_counts 1 or d (checked:
+// INVALID_ARGUMENT otherwise; UNIMPLEMENTED for counts that are not integers).
+struct RepeatCounts {
+  int64_t d = 0, num_counts = 0;
+};
+RepeatCounts repeat_counts(const LowerContext& ctx);
+
 // pad's attribute 'value' as the raw bits of one element of `dtype` (numpy's cast of the
 // value to the array's dtype; an integer takes the low bytes of its two's complement).
 uint64_t pad_fill_pattern(const LowerContext& ctx, double value, DType dtype);

@@ -187,6 +187,16 @@ Lowered lower_repeat_interleave(const LowerContext& ctx) {
 // The length repeat_interleave's repeats give its axis: the value of an out_dim no input
 // binds (compiler/stages.h). Inputs and attributes are the repeat_interleave's.
 Lowered lower_count_repeats(const LowerContext& ctx) {
+  const auto [d, num_counts] = repeat_counts(ctx);
+  const DType count_type = ctx.inputs[1].dtype;
+  return {[=](const KernelArgs& a) {
+    *static_cast<int64_t*>(a.outputs[0]) = cpu::repeat_total(a.inputs[1], count_type, num_counts, d);
+  }};
+}
+
+}  // namespace
+
+RepeatCounts repeat_counts(const LowerContext& ctx) {
   const Shape& x = ctx.inputs[0];
   const int64_t axis = ctx.attrs().has("axis") ? axis_in(ctx, ctx.attr<int64_t>("axis"), x.rank(), "attribute 'axis'") : -1;
   const int64_t d = axis < 0 ? x.num_elements() : x.dims[static_cast<size_t>(axis)];
@@ -196,13 +206,8 @@ Lowered lower_count_repeats(const LowerContext& ctx) {
   if (num_counts != 1 && num_counts != d)
     fail(Code::kInvalidArgument, "op 'repeat_interleave': input 1 'repeats_tensor' ", counts.to_string(),
          " must hold 1 or ", d, " counts");
-  const DType count_type = counts.dtype;
-  return {[=](const KernelArgs& a) {
-    *static_cast<int64_t*>(a.outputs[0]) = cpu::repeat_total(a.inputs[1], count_type, num_counts, d);
-  }};
+  return {d, num_counts};
 }
-
-}  // namespace
 
 uint64_t pad_fill_pattern(const LowerContext& ctx, double v, DType dtype) {
   switch (dtype) {

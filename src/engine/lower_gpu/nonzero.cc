@@ -2,6 +2,7 @@
 // GPU: kernels/cuda/nonzero.cu, one block each. A count lands in device memory like any
 // value; the engine reads it on the host between stages.
 #include "engine/lower/extents.h"
+#include "engine/lower/lower.h"
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
 #include "kernels/cpu/nonzero.h"
@@ -101,15 +102,8 @@ Lowered lower_masked_scatter(const LowerContext& ctx) {
 }
 
 Lowered lower_count_repeats(const LowerContext& ctx) {
-  const Shape& x = ctx.inputs[0];
-  const Shape& counts = ctx.inputs[1];
-  const GpuKernel k = positions_kernel(ctx, [&] { return gpu::count_repeats_kernel(counts.dtype); });
-  const int64_t axis = ctx.attrs().has("axis") ? axis_in(ctx, ctx.attr<int64_t>("axis"), x.rank(), "attribute 'axis'") : -1;
-  const int64_t d = axis < 0 ? x.num_elements() : x.dims[static_cast<size_t>(axis)];
-  const int64_t num_counts = counts.num_elements();
-  if (num_counts != 1 && num_counts != d)
-    fail(Code::kInvalidArgument, "op 'repeat_interleave': input 1 'repeats_tensor' ", counts.to_string(),
-         " must hold 1 or ", d, " counts");
+  const auto [d, num_counts] = repeat_counts(ctx);
+  const GpuKernel k = positions_kernel(ctx, [&] { return gpu::count_repeats_kernel(ctx.inputs[1].dtype); });
   return {[=](const KernelArgs& a) {
     const void* c = a.inputs[1];
     void* total = a.outputs[0];
