@@ -142,11 +142,13 @@ ValueId constant_channels(Graph& g, int64_t c, uint32_t seed) {
 }
 
 // The graph compiled as the engine does, and with no fusion at all: the reference.
-std::pair<Ref<Model>, Ref<Model>> fused_and_plain(const Graph& g, const NamedTensors& w) {
+// Blocked with `block` channels (0: the CPU's native block), and unfused.
+std::pair<Ref<Model>, Ref<Model>> fused_and_plain(const Graph& g, const NamedTensors& w, int64_t block = 0) {
   auto ctx = Context::create({});
-  CompileSettings plain;
+  CompileSettings fused, plain;
+  fused.channel_block = block;
   plain.fuse = false;
-  return {Model::create(CompiledModel::compile(ctx, g, {}), w), Model::create(CompiledModel::compile(ctx, g, plain), w)};
+  return {Model::create(CompiledModel::compile(ctx, g, fused), w), Model::create(CompiledModel::compile(ctx, g, plain), w)};
 }
 
 void expect_same_outputs(Model& a, Model& b, const std::vector<Ref<Tensor>>& in) {
@@ -186,8 +188,9 @@ Graph residual_block(bool constant_bn) {
 }
 
 TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
-  for (bool constant_bn : {true, false}) {
-    SCOPED_TRACE(constant_bn ? "constant batch norm" : "batch norm from weights");
+  for (const auto& [constant_bn, block] : {std::pair{true, int64_t{8}}, std::pair{false, int64_t{8}},
+                                          std::pair{true, int64_t{16}}, std::pair{false, int64_t{16}}}) {
+    SCOPED_TRACE(str_cat(constant_bn ? "constant batch norm" : "batch norm from weights", ", blocks of ", block));
     const Graph g = residual_block(constant_bn);
     NamedTensors w = {{"f0", random_tensor({16, 16, 1, 1}, 1)},
                       {"f1", random_tensor({32, 16, 1, 1}, 2)},
@@ -197,7 +200,7 @@ TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
         w.emplace_back(std::string(name) + "_scale", random_tensor({c, 1, 1}, 4, 0.5f, 1.5f));
         w.emplace_back(std::string(name) + "_shift", random_tensor({c, 1, 1}, 5));
       }
-    auto [blocked, reference] = fused_and_plain(g, w);
+    auto [blocked, reference] = fused_and_plain(g, w, block);
     const Program& p = blocked->compiled()->program();
     EXPECT_EQ(count_ops(p, "to_channel_blocks"), 1) << p.to_string();
     EXPECT_EQ(count_ops(p, "from_channel_blocks"), 1) << p.to_string();
@@ -205,7 +208,7 @@ TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
     EXPECT_EQ(count_ops(p, "fused_elementwise"), 0) << p.to_string();
     for (const Node& n : p.nodes)
       if (n.op == "fused_conv2d")
-        EXPECT_EQ(std::get<std::string>(*n.attrs.find("input_layout")), str_cat("NCHW", cpu::native_channel_block(), "c"));
+        EXPECT_EQ(std::get<std::string>(*n.attrs.find("input_layout")), str_cat("NCHW", block, "c"));
     const Node& last = p.nodes[p.nodes.size() - 2];
     EXPECT_TRUE(last.attrs.has("has_residual")) << p.to_string();
     for (int64_t batch : {1, 2}) expect_same_outputs(*blocked, *reference, {random_tensor({batch, 16, 7, 7}, 9)});
@@ -216,8 +219,9 @@ TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
 // after it (imported from ONNX as NHWC between two permutes) runs on the blocks: no permute
 // and no copy into blocks are left, for max and average pools alike.
 TEST(ChannelBlocks, StemConvolutionAndPoolWriteBlocks) {
-  for (const char* pool : {"max_pool2d", "avg_pool2d"}) {
-    SCOPED_TRACE(pool);
+  for (const auto& [pool, block] : {std::pair{"max_pool2d", int64_t{8}}, std::pair{"avg_pool2d", int64_t{8}},
+                                    std::pair{"max_pool2d", int64_t{16}}, std::pair{"avg_pool2d", int64_t{16}}}) {
+    SCOPED_TRACE(str_cat(pool, ", blocks of ", block));
     Graph g("stem");
     ValueId x = g.add_input("x", f32({"n", 3, 12, 12}));
     ValueId y = g.add_op("conv2d", {x, g.add_weight("f0", f32({16, 3, 3, 3}))}, nchw_conv(3))[0];
@@ -228,7 +232,7 @@ TEST(ChannelBlocks, StemConvolutionAndPoolWriteBlocks) {
     y = g.add_op("conv2d", {y, g.add_weight("f1", f32({16, 16, 1, 1}))}, nchw_conv(1))[0];
     g.set_outputs({{"y", y}});
     const NamedTensors w = {{"f0", random_tensor({16, 3, 3, 3}, 1)}, {"f1", random_tensor({16, 16, 1, 1}, 2)}};
-    auto [blocked, reference] = fused_and_plain(g, w);
+    auto [blocked, reference] = fused_and_plain(g, w, block);
     const Program& p = blocked->compiled()->program();
     EXPECT_EQ(count_ops(p, "permute"), 0) << p.to_string();
     EXPECT_EQ(count_ops(p, "to_channel_blocks"), 0) << p.to_string();
@@ -249,7 +253,7 @@ TEST(ChannelBlocks, OneWeightScaledTwoWays) {
   };
   g.set_outputs({{"y", g.add_op("sub", {conv_bn("a", 5), conv_bn("b", 6)})[0]}});
   const NamedTensors w = {{"f", random_tensor({8, 8, 3, 3}, 7)}};
-  auto [fused, reference] = fused_and_plain(g, w);
+  auto [fused, reference] = fused_and_plain(g, w, /*block=*/8);  // 8 channels: blocks of 8
   EXPECT_EQ(count_ops(fused->compiled()->program(), "fused_conv2d"), 2);
   expect_same_outputs(*fused, *reference, {random_tensor({1, 8, 5, 5}, 8), random_tensor({1, 8, 5, 5}, 9)});
 }
