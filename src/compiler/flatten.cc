@@ -14,6 +14,11 @@ namespace {
 
 constexpr ValueId kUnmapped = std::numeric_limits<ValueId>::max();
 
+// g as a program: its values keep their ids, its weight names get `prefix` in front.
+Program flatten(const Graph& g, const std::string& prefix);
+// A subgraph as a closed program: its weights become inputs after its own.
+Program region_program(const Graph& sub, const std::string& prefix);
+
 bool is_control_flow(std::string_view op) { return op == "cond" || op == "while_loop"; }
 
 // The subgraph attributes of a control-flow op, in region order.
@@ -122,9 +127,6 @@ class Flattener {
     }
   }
 
-  static Program region_program(const Graph& sub, const std::string& prefix);
-  friend Program flatten(const Graph& g, const std::string& prefix);
-
   Program& p_;
 };
 
@@ -142,8 +144,7 @@ Program flatten(const Graph& g, const std::string& prefix) {
   return p;
 }
 
-// A subgraph as a closed program: its weights become inputs after its own.
-Program Flattener::region_program(const Graph& sub, const std::string& prefix) {
+Program region_program(const Graph& sub, const std::string& prefix) {
   Program r = flatten(sub, prefix);
   for (const ProgramWeight& w : r.weights) r.inputs.push_back({w.name, w.value});
   r.weights.clear();

@@ -118,4 +118,26 @@ inline int64_t top_k_extent(const LowerContext& ctx, const Shape& in, const Axis
   return k;
 }
 
+// The element strides of a dense `operand` read in `target`'s shape under numpy's
+// broadcasting: right-aligned, 0 where it broadcasts. The schema has checked that it does, so
+// a failure is INTERNAL, naming the operand as `what` and the target as `target_name`.
+inline std::vector<int64_t> broadcast_strides(const LowerContext& ctx, const Shape& operand,
+                                              const std::vector<int64_t>& target, std::string_view what,
+                                              std::string_view target_name) {
+  const size_t rank = target.size();
+  if (operand.dims.size() > rank)
+    fail(Code::kInternal, ctx.op_label(), ": ", what, " ", operand.to_string(), " has more dims than ", target_name);
+  std::vector<int64_t> dims(rank - operand.dims.size(), 1);
+  dims.insert(dims.end(), operand.dims.begin(), operand.dims.end());
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    if (dims[i] != 1 && dims[i] != target[i])
+      fail(Code::kInternal, ctx.op_label(), ": ", what, " ", operand.to_string(), " does not broadcast to ", target_name);
+    strides[i] = dims[i] == 1 ? 0 : stride;
+    stride *= dims[i];
+  }
+  return strides;
+}
+
 }  // namespace maxc

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/attention.h"
@@ -115,24 +116,6 @@ Lowered lower_outer(const LowerContext& ctx) {
   return {[dtype, na, nb](const KernelArgs& a) { cpu::outer(dtype, a.inputs[0], na, a.inputs[1], nb, a.outputs[0]); }};
 }
 
-// The mask's element strides against the scores [batch..., Lq, Lk] it broadcasts to.
-std::vector<int64_t> broadcast_strides(const LowerContext& ctx, const Shape& mask, size_t rank,
-                                       const std::vector<int64_t>& target) {
-  if (mask.dims.size() > rank)
-    fail(Code::kInternal, ctx.op_label(), ": mask ", mask.to_string(), " has more dims than the scores");
-  std::vector<int64_t> dims(rank - mask.dims.size(), 1);
-  dims.insert(dims.end(), mask.dims.begin(), mask.dims.end());
-  std::vector<int64_t> strides(rank, 0);
-  int64_t stride = 1;
-  for (size_t i = rank; i-- > 0;) {
-    if (dims[i] != 1 && dims[i] != target[i])
-      fail(Code::kInternal, ctx.op_label(), ": mask ", mask.to_string(), " does not broadcast to the scores");
-    strides[i] = dims[i] == 1 ? 0 : stride;
-    stride *= dims[i];
-  }
-  return strides;
-}
-
 // attention(q, k, v, mask?) {scale, k_transposed}: see kernels/cpu/attention.h.
 Lowered lower_attention(const LowerContext& ctx) {
   for (const Shape& in : ctx.inputs)
@@ -161,7 +144,7 @@ Lowered lower_attention(const LowerContext& ctx) {
     std::vector<int64_t> scores = s.batch_dims;
     scores.push_back(s.q_len);
     scores.push_back(s.kv_len);
-    s.mask_strides = broadcast_strides(ctx, ctx.inputs[3], rank, scores);
+    s.mask_strides = broadcast_strides(ctx, ctx.inputs[3], scores, "mask", "the scores");
   }
   const float scale = static_cast<float>(ctx.attr<double>("scale"));
   auto attention = std::make_shared<const cpu::Attention>(s, scale, ctx.num_threads);

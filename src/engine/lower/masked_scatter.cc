@@ -1,5 +1,6 @@
 // masked_scatter on the host: one pass in row-major order, the mask read through broadcast
 // strides.
+#include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/masked_scatter.h"
@@ -8,21 +9,9 @@ namespace maxc {
 
 namespace {
 
-// The mask's element strides against the input's dims, right-aligned, 0 where it broadcasts.
-std::vector<int64_t> broadcast_strides(const Shape& mask, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 0);
-  int64_t stride = 1;
-  for (size_t k = 0; k < mask.dims.size(); ++k) {
-    const size_t m = mask.dims.size() - 1 - k, a = dims.size() - 1 - k;
-    if (mask.dims[m] != 1) strides[a] = stride;
-    stride *= mask.dims[m];
-  }
-  return strides;
-}
-
 Lowered lower_masked_scatter(const LowerContext& ctx) {
   const std::vector<int64_t> dims = ctx.inputs[0].dims;
-  const std::vector<int64_t> strides = broadcast_strides(ctx.inputs[1], dims);
+  const std::vector<int64_t> strides = broadcast_strides(ctx, ctx.inputs[1], dims, "mask", "the input");
   const int64_t bytes = dtype_size_in_bytes(ctx.inputs[0].dtype);
   const int64_t num_updates = ctx.inputs[2].num_elements();
   const std::string label = ctx.op_label();

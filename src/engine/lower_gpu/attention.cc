@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/lower/extents.h"
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
 #include "engine/lowering.h"
@@ -46,23 +47,12 @@ void set_mask_strides(const LowerContext& ctx, gpu::AttentionParams& p) {
   const Shape& mask = ctx.inputs[3];
   const Shape& q = ctx.inputs[0];
   const size_t rank = q.dims.size(), batch_rank = rank - 2;
-  if (mask.dims.size() > rank)
-    fail(Code::kInternal, ctx.op_label(), ": mask ", mask.to_string(), " has more dims than the scores");
   if (batch_rank > static_cast<size_t>(gpu::kMaxRank))
     ctx.unsupported("more than ", gpu::kMaxRank, " batch dims (q ", q.to_string(), ")");
   std::vector<int64_t> target(q.dims.begin(), q.dims.end() - 2);
   target.push_back(p.q_len);
   target.push_back(p.kv_len);
-  std::vector<int64_t> dims(rank - mask.dims.size(), 1);
-  dims.insert(dims.end(), mask.dims.begin(), mask.dims.end());
-  std::vector<int64_t> strides(rank, 0);
-  int64_t stride = 1;
-  for (size_t i = rank; i-- > 0;) {
-    if (dims[i] != 1 && dims[i] != target[i])
-      fail(Code::kInternal, ctx.op_label(), ": mask ", mask.to_string(), " does not broadcast to the scores");
-    strides[i] = dims[i] == 1 ? 0 : stride;
-    stride *= dims[i];
-  }
+  const std::vector<int64_t> strides = broadcast_strides(ctx, mask, target, "mask", "the scores");
   p.mask_batch.numel = p.batch;
   p.mask_batch.rank = static_cast<int32_t>(batch_rank);
   for (size_t i = 0; i < batch_rank; ++i) {

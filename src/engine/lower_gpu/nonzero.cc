@@ -68,16 +68,12 @@ Lowered lower_nonzero(const LowerContext& ctx) {
   return l;
 }
 
-// The mask's element strides against the input's dims, right-aligned, 0 where it broadcasts.
-gpu::Layout mask_layout(const Shape& mask, const std::vector<int64_t>& dims) {
+// The mask read in the input's shape (dense when it has it).
+gpu::Layout mask_layout(const LowerContext& ctx, const Shape& mask, const std::vector<int64_t>& dims) {
   gpu::Layout layout{};
   layout.dense = mask.dims == dims ? 1 : 0;
-  int64_t stride = 1;
-  for (size_t k = 0; k < mask.dims.size(); ++k) {
-    const size_t m = mask.dims.size() - 1 - k, a = dims.size() - 1 - k;
-    layout.strides[a] = mask.dims[m] == 1 ? 0 : stride;
-    stride *= mask.dims[m];
-  }
+  const std::vector<int64_t> strides = broadcast_strides(ctx, mask, dims, "mask", "the input");
+  std::copy(strides.begin(), strides.end(), layout.strides);
   return layout;
 }
 
@@ -85,7 +81,7 @@ Lowered lower_masked_scatter(const LowerContext& ctx) {
   const Shape& input = ctx.inputs[0];
   const GpuKernel k = positions_kernel(ctx, [&] { return gpu::masked_scatter_kernel(input.dtype); });
   const gpu::Shape shape = ctx.labeled([&] { return gpu::fused_shape(input.dims); });
-  const gpu::Layout layout = mask_layout(ctx.inputs[1], input.dims);
+  const gpu::Layout layout = mask_layout(ctx, ctx.inputs[1], input.dims);
   const int64_t num_updates = ctx.inputs[2].num_elements();
   Lowered l{[=](const KernelArgs& a) {
     const void *x = a.inputs[0], *m = a.inputs[1], *u = a.inputs[2];
