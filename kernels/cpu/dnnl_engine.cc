@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/str_cat.h"
+
 namespace maxc::cpu {
 
 const dnnl::engine& dnnl_engine() {
@@ -36,6 +38,15 @@ dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims) {
 
 dnnl::memory::desc dense_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type type) {
   return dnnl::memory::desc(dims, type, dense_strides(dims));
+}
+
+std::string layout_key(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& c = d.data;
+  const auto& b = c.format_desc.blocking;
+  std::string key;
+  for (int i = 0; i < c.ndims; ++i) key += str_cat(i ? " " : "", c.padded_dims[i], ":", b.strides[i]);
+  for (int i = 0; i < b.inner_nblks; ++i) key += str_cat(" ", b.inner_idxs[i], "x", b.inner_blks[i]);
+  return key;
 }
 
 void fail_dnnl(Code code, std::string_view what, const dnnl::error& e) {

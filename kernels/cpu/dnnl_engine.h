@@ -8,6 +8,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <string>
 #include <string_view>
 
 #include "base/dtype.h"
@@ -29,6 +30,10 @@ dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims);
 
 // A descriptor of dense row-major memory.
 dnnl::memory::desc dense_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type type);
+
+// A blocked memory layout in full (padded dims, strides, inner blocks), as a key: two kernels
+// share a weight's packed copy only when they read the same layout.
+std::string layout_key(const dnnl::memory::desc& d);
 
 // Rethrows a oneDNN error as ours, saying what we were doing.
 [[noreturn]] void fail_dnnl(Code code, std::string_view what, const dnnl::error& e);

@@ -18,7 +18,8 @@ bool is_half(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
 
 }  // namespace
 
-Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e) : d_(d), dtype_(dtype), e_(e) {
+Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool may_pack_rhs)
+    : d_(d), dtype_(dtype), e_(e) {
   if (!gemm_supports(dtype))
     fail(Code::kUnimplemented, "matmul: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
   if (dtype_is_integral(dtype) && e.activation != Activation::kNone && e.activation != Activation::kRelu)
@@ -40,7 +41,8 @@ Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e) : d_(d
     return;
   }
   try {
-    dnnl_ = std::make_unique<DnnlMatmul>(d, dnnl_data_type(dtype), e, /*allow_reference=*/dtype == DType::kFloat32);
+    dnnl_ = std::make_unique<DnnlMatmul>(d, dnnl_data_type(dtype), e, /*allow_reference=*/dtype == DType::kFloat32,
+                                         may_pack_rhs);
     path_ = Path::kDnnl;
     pad_at_ = scratch_.add(dnnl_->scratchpad_bytes());
     return;

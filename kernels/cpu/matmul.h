@@ -19,9 +19,15 @@ namespace maxc::cpu {
 class Matmul {
  public:
   // UNIMPLEMENTED when no kernel handles `dtype` (and, for integers, the activation).
-  Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e);
+  // `may_pack_rhs`: the rhs is a weight the caller can pack once (see rhs_packed()).
+  Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool may_pack_rhs = false);
 
   uint64_t scratch_bytes() const { return scratch_.size(); }
+  // When rhs_packed(), run() reads the rhs as pack_rhs() wrote it (DnnlMatmul).
+  bool rhs_packed() const { return path_ == Path::kDnnl && dnnl_->rhs_packed(); }
+  uint64_t packed_rhs_bytes() const { return dnnl_->packed_rhs_bytes(); }
+  std::string rhs_layout() const { return dnnl_->rhs_layout(); }
+  void pack_rhs(const void* rhs, void* packed) const { dnnl_->pack_rhs(rhs, packed); }
   // "onednn:<impl>", "onednn-f32:<impl>" (through float32 copies), "gemm" or "empty".
   std::string implementation() const;
 

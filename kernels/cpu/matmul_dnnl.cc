@@ -1,6 +1,7 @@
 #include "kernels/cpu/matmul_dnnl.h"
 
 #include <unordered_map>
+#include <vector>
 
 #include "base/error.h"
 #include "kernels/cpu/dnnl_engine.h"
@@ -46,7 +47,7 @@ bool dnnl_eltwise_of(Activation a, dnnl::algorithm* algorithm, float* alpha) {
 }
 
 DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& given,
-                       bool allow_reference)
+                       bool allow_reference, bool may_pack_rhs)
     : own_epilogue_(type == dnnl::memory::data_type::f32 &&
                     (given.activation == Activation::kNone || given.activation == Activation::kRelu) &&
                     (given.has_bias || given.activation == Activation::kRelu)),
@@ -60,34 +61,71 @@ DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const 
   if (rank > DNNL_MAX_NDIMS) fail(Code::kUnimplemented, "matmul with ", rank - 2, " batch dims after collapsing");
   try {
     src_ = dense_desc(with_matrix(d.lhs_batch, d.m, d.k), type);
-    weights_ = d.rhs_transposed ? transposed_desc(d, type) : dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
+    user_weights_ = d.rhs_transposed ? transposed_desc(d, type) : dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
     dst_ = dense_desc(with_matrix(d.out_batch, d.m, d.n), type);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::algorithm algorithm;
-    float alpha;
-    if (dnnl_eltwise_of(e.activation, &algorithm, &alpha)) {
-      dnnl::post_ops ops;
-      ops.append_eltwise(1.f, algorithm, alpha, 0.f);
-      attr.set_post_ops(ops);
-    }
-    dnnl::matmul::primitive_desc pd;
     if (e.has_bias) {
       dnnl::memory::dims bias_dims(rank, 1);
       bias_dims.back() = e.bias_len;
       bias_ = dense_desc(bias_dims, type);
-      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights_, bias_, dst_), attr, dnnl_engine());
-    } else {
-      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights_, dst_), attr, dnnl_engine());
     }
+    dnnl::matmul::primitive_desc pd;
+    if (may_pack_rhs) {
+      try {
+        pd = make_pd(dnnl::memory::desc(user_weights_.dims(), type, dnnl::memory::format_tag::any), e);
+      } catch (const dnnl::error&) {
+        // No kernel chooses its own rhs layout here: the plain one below.
+      }
+    }
+    if (!pd) pd = make_pd(user_weights_, e);
     implementation_ = pd.impl_info_str();
     if (!allow_reference && implementation_.find("ref") != std::string::npos)
       fail(Code::kUnimplemented, "oneDNN has only its reference matmul (", implementation_, ") for this type here");
+    weights_ = pd.weights_desc();
+    if (weights_ != user_weights_) {
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::reorder::primitive_desc r(dnnl_engine(), user_weights_, dnnl_engine(), weights_, attr);
+      pack_scratchpad_ = r.scratchpad_desc();
+      pack_ = dnnl::reorder(r);
+    }
     scratchpad_ = pd.scratchpad_desc();
     scratchpad_bytes_ = scratchpad_.get_size();
     primitive_ = dnnl::matmul(pd);
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kUnimplemented, "creating a oneDNN matmul", err);
+  }
+}
+
+dnnl::matmul::primitive_desc DnnlMatmul::make_pd(const dnnl::memory::desc& weights, const MatmulEpilogue& e) const {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::algorithm algorithm;
+  float alpha;
+  if (dnnl_eltwise_of(e.activation, &algorithm, &alpha)) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.f, algorithm, alpha, 0.f);
+    attr.set_post_ops(ops);
+  }
+  if (e.has_bias)
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights, bias_, dst_), attr, dnnl_engine());
+  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights, dst_), attr, dnnl_engine());
+}
+
+void DnnlMatmul::pack_rhs(const void* rhs, void* packed) const {
+  if (!pack_) fail(Code::kInternal, "packing the rhs of a matmul that reads it plain");
+  std::vector<uint8_t> pad(pack_scratchpad_.get_size());
+  try {
+    const dnnl::engine& engine = dnnl_engine();
+    dnnl::stream& stream = dnnl_stream();
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_FROM, dnnl::memory(user_weights_, engine, const_cast<void*>(rhs))},
+        {DNNL_ARG_TO, dnnl::memory(weights_, engine, packed)},
+    };
+    if (!pad.empty()) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(pack_scratchpad_, engine, pad.data()));
+    pack_.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error& err) {
+    fail_dnnl(Code::kInternal, "packing a matmul's rhs", err);
   }
 }
 

@@ -60,6 +60,8 @@ bool wants_packed(const LowerContext& ctx) {
   return rows >= kPackedMinRows && rows <= max_rows;
 }
 
+// A weight rhs that oneDNN reads in a layout of its own is packed once per model (the engine
+// caches the copy per weight and layout) instead of on every call (kernels/cpu/matmul_dnnl.h).
 Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e, bool rhs_transposed = false) {
   const Shape& lhs = ctx.inputs[0];
   const Shape& rhs = ctx.inputs[1];
@@ -69,12 +71,17 @@ Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e, boo
   if (rhs_transposed) std::swap(rhs_dims[0], rhs_dims[1]);
   cpu::MatmulDims d = cpu::matmul_dims(lhs.dims, rhs_dims);
   d.rhs_transposed = rhs_transposed;
-  auto mm = std::make_shared<const cpu::Matmul>(d, lhs.dtype, e);
+  const bool packable = ctx.input_is_weight(1) && rhs.rank() == 2;
+  auto mm = std::make_shared<const cpu::Matmul>(d, lhs.dtype, e, packable);
   const bool bias = e.has_bias;
-  return {[mm, bias](const KernelArgs& a) {
-            mm->run(a.inputs[0], a.inputs[1], bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch);
-          },
-          mm->scratch_bytes()};
+  Lowered lowered{[mm, bias](const KernelArgs& a) {
+                    mm->run(a.inputs[0], a.inputs[1], bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch);
+                  },
+                  mm->scratch_bytes()};
+  if (mm->rhs_packed())
+    lowered.prepack = {1, str_cat("onednn matmul ", mm->rhs_layout(), rhs_transposed ? " from [n, k]" : ""),
+                       mm->packed_rhs_bytes(), [mm](const void* w, void* packed) { mm->pack_rhs(w, packed); }};
+  return lowered;
 }
 
 Lowered lower_matmul(const LowerContext& ctx) { return matmul_kernel(ctx, {}); }
