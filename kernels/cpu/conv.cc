@@ -37,9 +37,10 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   if (epilogue.any() && dtype != DType::kFloat32)
     fail(Code::kUnimplemented, "conv2d: a fused epilogue on ", dtype_name(dtype) ? dtype_name(dtype) : "?",
          " (float32 only)");
-  // Only oneDNN's direct kernels, which channel blocks always get, add a residual.
-  if (epilogue.residual && !s.blocked_out)
-    fail(Code::kInternal, "conv2d: a residual epilogue needs channel-blocked activations");
+  // Only oneDNN's direct kernels add a residual: compiler/channels_last.cc fuses one only
+  // where they run, into float32 NHWC convolutions with FCRS filters.
+  if (epilogue.residual && (s.channels_first || !s.filter_fcrs))
+    fail(Code::kInternal, "conv2d: a residual epilogue needs NHWC activations and an FCRS filter");
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !is_half(dtype))
     fail(Code::kUnimplemented, "conv2d: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
   if (s.out_elements() == 0) {
@@ -53,12 +54,10 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
     scratch_.add(matmul_->scratch_bytes());
     return;
   }
-  const bool blocked = s.blocked_in || s.blocked_out;
-  const bool blocks_divide = (!s.blocked_in || s.in_c % 8 == 0) && (!s.blocked_out || s.out_c % 8 == 0);
-  if (blocked && (dtype != DType::kFloat32 || !blocks_divide || s.in_c == 0 || !s.channels_first))
-    fail(Code::kInternal, "conv2d: channel blocks need float32 and channels in multiples of 8");
   // oneDNN has no answer for an empty reduction (no input channels): the direct kernel's
-  // sum of nothing plus the bias is.
+  // sum of nothing plus the bias is. It adds no residual.
+  if (epilogue.residual && s.in_c == 0)
+    fail(Code::kUnimplemented, "conv2d: a residual epilogue over no input channels");
   if (dtype == DType::kFloat64 || s.in_c == 0) {
     path_ = Path::kDirect;
     if (is_half(dtype)) plan_widened();
@@ -75,9 +74,9 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
       fail(Code::kUnimplemented, "conv2d: oneDNN's ", dnnl_->implementation(), " takes no residual post-op");
     return;
   } catch (const Error&) {
-    // No oneDNN kernel for this case: float32 falls back to the direct kernel, which knows
-    // no channel blocks.
-    if (blocked) throw;
+    // No oneDNN kernel for this case: float32 falls back to the direct kernel, which adds
+    // no residual.
+    if (epilogue.residual) throw;
     if (dtype == DType::kFloat32) {
       path_ = Path::kDirect;
       return;
@@ -161,15 +160,6 @@ void apply_conv_epilogue(const Conv2dShape& s, const ConvEpilogue& e, const floa
   const std::vector<float> ones(e.scale ? 0 : static_cast<size_t>(c), 1.f), zeros(e.shift ? 0 : static_cast<size_t>(c), 0.f);
   const float* sc = e.scale ? scale : ones.data();
   const float* sh = e.shift ? shift : zeros.data();
-  if (s.blocked_out) {
-    // [N, C/8, pixels, 8]: a block's span repeats its 8 channels' operands, pixel by pixel.
-    parallel_for(s.batch * c / 8, 8 * pixels, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r)
-        for (int64_t p = 0; p < pixels; ++p) affine_span(out + (r * pixels + p) * 8, 8, sc + r % (c / 8) * 8, 1,
-                                                         sh + r % (c / 8) * 8, 1, e.relu);
-    });
-    return;
-  }
   parallel_for(s.batch * (s.channels_first ? c : pixels), s.channels_first ? pixels : c, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       if (s.channels_first) affine_span(out + r * pixels, pixels, sc + r % c, 0, sh + r % c, 0, e.relu);

@@ -42,7 +42,7 @@ dnnl::memory::desc any_filter_desc(const Conv2dShape& s, dnnl::memory::data_type
 // the header).
 bool wants_blocked_activations(const Conv2dShape& s) {
   const bool pointwise = s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1;
-  return s.channels_first && !s.blocked_in && !s.blocked_out && s.groups == 1 && !pointwise;
+  return s.channels_first && s.groups == 1 && !pointwise;
 }
 
 bool is_reference(const dnnl::convolution_forward::primitive_desc& pd) {
@@ -73,10 +73,9 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
                        const void* constant_filter, bool prefer_plain_filter, const ConvEpilogue& epilogue)
     : has_bias_(has_bias), epilogue_(epilogue) {
   try {
-    const tag plain = s.channels_first ? tag::nchw : tag::nhwc;
-    const tag blocks = s.block == 16 ? tag::nChw16c : tag::nChw8c;
-    user_src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, s.blocked_in ? blocks : plain);
-    user_dst_ = dnnl::memory::desc({s.batch, s.out_c, s.out_h, s.out_w}, type, s.blocked_out ? blocks : plain);
+    const tag activations = s.channels_first ? tag::nchw : tag::nhwc;
+    user_src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, activations);
+    user_dst_ = dnnl::memory::desc({s.batch, s.out_c, s.out_h, s.out_w}, type, activations);
     user_weights_ = user_filter_desc(s, type);
     bias_ = dnnl::memory::desc({s.out_c}, type, tag::x);
     const dims strides{s.stride_h, s.stride_w}, dilates{s.dilation_h - 1, s.dilation_w - 1};

@@ -6,8 +6,10 @@
 //
 // Activations stay in the caller's layout, except that for NCHW and a spatial kernel (3x3,
 // 7x7, strided) oneDNN 2.6 has only im2col + gemm on plain NCHW, 1.3-2x slower than its
-// direct kernel on channel-blocked data; there the input is reordered into nChw8c scratch and
-// the result back, which costs a few percent of the convolution. NHWC needs neither.
+// direct kernel on channel-blocked data; there the input is reordered into blocked scratch
+// and the result back, which costs a few percent of the convolution. NHWC, which the compiler
+// gives every float32 convolution it fuses (compiler/channels_last.cc), needs neither; the
+// NCHW path serves the others (other dtypes, unfused programs).
 //
 // Reordering the filter on each call costs about as much as a convolution over ~100 output
 // pixels (measured on the AVX2 dev machine: 1.7 ms for a 3x3x512x512 filter, against 3.0 ms

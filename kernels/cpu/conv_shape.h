@@ -13,11 +13,6 @@ struct Conv2dShape {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t groups = 1;
   bool channels_first = false;  // x and out NCHW; else NHWC
-  // With channels_first: x (blocked_in) and out (blocked_out) in channel blocks of `block`
-  // (8 or 16), [N, C/block, H, W, block] (kernels/cpu/channel_blocks.h); C or F then a
-  // multiple of it.
-  bool blocked_in = false, blocked_out = false;
-  int64_t block = 8;
   bool filter_fcrs = false;     // filter [F, C/groups, kH, kW]; else RSCF [kH, kW, C/groups, F]
 
   int64_t in_elements() const { return batch * in_h * in_w * in_c; }
@@ -27,7 +22,7 @@ struct Conv2dShape {
 
 // What follows the convolution in the same kernel (compiler/fuse_conv.cc): out = act(conv *
 // scale[c] + shift[c] + residual), with one float32 scale and shift per output channel and
-// a residual of the output's shape (compiler/block_channels.cc).
+// a residual of the output's shape (compiler/channels_last.cc).
 struct ConvEpilogue {
   bool scale = false, shift = false, relu = false, residual = false;
   bool any() const { return scale || shift || relu || residual; }

@@ -35,9 +35,7 @@ void fuse_program(Program& p, const CompileOptions& opts) {
   if (has("fused_conv2d")) fuse_conv_epilogue(p);
   if (has("add_layer_norm")) fuse_add_layer_norm(p);
   if (has("fused_elementwise")) fuse_elementwise(p);
-  // Channel blocks are a CPU layout (oneDNN's nChw8c): only a device with kernels for the
-  // conversions gets them, whatever convolutions it has.
-  if (has("fused_conv2d") && has("to_channel_blocks") && has("from_channel_blocks")) block_conv_channels(p, opts.channel_block);
+  if (opts.convs_channels_last && has("fused_conv2d")) convs_to_channels_last(p);
   eliminate_dead_code(p);
 }
 

@@ -24,9 +24,10 @@ struct CompileOptions {
   // "add_layer_norm", "fused_conv2d", "fused_elementwise"): a pattern whose fused op it lacks
   // stays unfused, in ops it has. Empty: every fused op is available (the CPU).
   std::function<bool(std::string_view op)> has_kernel;
-  // The channel block CNN activations are kept in (block_conv_channels): the engine's CPU
-  // kernels' native one, 16 where oneDNN runs AVX-512, else 8.
-  int64_t channel_block = 8;
+  // Whether float32 NCHW convolutions run channels-last (convs_to_channels_last): what
+  // oneDNN's fastest kernels read. The engine sets it for the CPU only, where that was
+  // measured; other devices keep the graph's layout and no permutes around it.
+  bool convs_channels_last = true;
 };
 
 void eliminate_dead_code(Program& p);                         // dce.cc
@@ -39,7 +40,7 @@ void fuse_conv_epilogue(Program& p);                          // fuse_conv.cc: c
 void fuse_add_layer_norm(Program& p);                         // fuse_layer_norm.cc: residual add + layer_norm
 void fuse_attention(Program& p);                              // fuse_attention.cc: softmax(scale·QKᵀ + mask)·V
 void fuse_elementwise(Program& p);                            // fuse_elementwise.cc: chains into one loop
-void block_conv_channels(Program& p, int64_t block);          // block_channels.cc: CNNs in nChw8c / nChw16c
+void convs_to_channels_last(Program& p);                       // channels_last.cc: CNNs in NHWC
 
 // verify → program → canonicalize → fold: what every device's program starts from.
 Program prepare_program(const Graph& graph, const CompileOptions& opts);

@@ -8,7 +8,6 @@
 #include "engine/executor.h"
 #include "engine/placement.h"
 #include "engine/program_constants.h"
-#include "kernels/cpu/channel_blocks.h"
 #include "onnx/input_values_needed.h"
 
 namespace maxc {
@@ -60,7 +59,7 @@ Ref<CompiledModel> CompiledModel::compile(Ref<Context> context, const Graph& gra
   Ref<Device> device = placement_device(program, *context);
   const KernelTable& kernels = KernelTable::for_device(*device);
   opts.has_kernel = [&kernels](std::string_view op) { return kernels.find(op) != nullptr; };
-  opts.channel_block = settings.channel_block ? settings.channel_block : cpu::native_channel_block();
+  opts.convs_channels_last = device->is_host();
   fuse_program(program, opts);
   MAXC_LOG(kDebug, "compiled graph '", graph.name(), "' for ", device->name(), ":\n", program.to_string());
   check_weights_static(program);

@@ -30,9 +30,6 @@ struct CompileSettings {
   int64_t plan_cache_capacity = 16;
   // Inputs on another device than the model's are copied to it per call instead of refused.
   bool copy_inputs = false;
-  // The channel block of CNN activations (8 or 16); 0: the CPU's native one. Not in the ABI:
-  // it lets the tests run both layouts on any CPU.
-  int64_t channel_block = 0;
 };
 
 class CompiledModel : public Object {

@@ -1,14 +1,15 @@
 // A convolution followed by BatchNormalization's per-channel affine and a ReLU becomes one
 // fused_conv2d (oneDNN post-ops, or our loop where a path has none), for NCHW (ONNX's
-// layout, where the filter is a bound weight packed once) and NHWC; results stay the same.
+// layout, where the filter is a bound weight packed once; the convolution then runs NHWC,
+// compiler/channels_last.cc) and NHWC; results stay the same.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <span>
 #include <string_view>
 
+#include "compiler/passes.h"
 #include "engine_test_util.h"
-#include "kernels/cpu/channel_blocks.h"
 
 namespace maxc {
 namespace {
@@ -68,10 +69,12 @@ TEST(ConvFusion, BatchNormAndReluJoinTheConvolution) {
     plain.fuse = false;
     auto fused = Model::create(CompiledModel::compile(ctx, g, {}), weights(c));
     auto reference = Model::create(CompiledModel::compile(ctx, g, plain), weights(c));
+    // NCHW: the convolution between the permutes into NHWC and back.
     const auto& nodes = fused->compiled()->program().nodes;
-    ASSERT_EQ(nodes.size(), 1u);
-    EXPECT_EQ(nodes[0].op, "fused_conv2d");
-    EXPECT_EQ(std::get<std::string>(*nodes[0].attrs.find("activation")), c.relu ? "relu" : "none");
+    ASSERT_EQ(nodes.size(), c.nchw ? 3u : 1u);
+    const Node& conv = nodes[c.nchw ? 1 : 0];
+    EXPECT_EQ(conv.op, "fused_conv2d");
+    EXPECT_EQ(std::get<std::string>(*conv.attrs.find("activation")), c.relu ? "relu" : "none");
     for (int64_t batch : {1, 3}) {
       const std::vector<int64_t> dims = c.nchw ? std::vector<int64_t>{batch, kIn, kSize, kSize}
                                                : std::vector<int64_t>{batch, kSize, kSize, kIn};
@@ -85,7 +88,8 @@ TEST(ConvFusion, BatchNormAndReluJoinTheConvolution) {
   }
 }
 
-// The mul's result read elsewhere too: the conv stays alone (the ops run as written).
+// The mul's result read elsewhere too: the conv stays alone (the ops run as written), a
+// fused_conv2d with no scale.
 TEST(ConvFusion, SharedIntermediatesStayUnfused) {
   Graph g("shared");
   ValueId x = g.add_input("x", f32({1, kIn, kSize, kSize}));
@@ -97,7 +101,8 @@ TEST(ConvFusion, SharedIntermediatesStayUnfused) {
   ValueId y = g.add_op("conv2d", {x, f}, attrs)[0];
   g.set_outputs({{"y", y}, {"z", g.add_op("mul", {y, scale})[0]}});
   auto cm = CompiledModel::compile(Context::create({}), g, {});
-  for (const Node& n : cm->program().nodes) EXPECT_NE(n.op, "fused_conv2d");
+  for (const Node& n : cm->program().nodes)
+    if (n.op == "fused_conv2d") EXPECT_FALSE(std::get<bool>(*n.attrs.find("has_scale")));
 }
 
 // A mul by one value for every channel is no per-channel scale: the conv stays unfused
@@ -123,11 +128,12 @@ TEST(ConvFusion, ScalarScaleStaysAMul) {
     ASSERT_NEAR(reinterpret_cast<const float*>(a->data())[i], reinterpret_cast<const float*>(b->data())[i], 1e-4f);
 }
 
-// ---- channel blocks (compiler/block_channels.cc) ----
+// ---- channels-last (compiler/channels_last.cc) ----
 
-Attrs nchw_conv(int64_t kernel) {
+Attrs nchw_conv(int64_t kernel, int64_t groups = 1) {
   const int64_t pad = kernel / 2;
   return {{"padding", std::vector<int64_t>{pad, pad, pad, pad}},
+          {"groups", groups},
           {"input_layout", std::string("NCHW")},
           {"filter_layout", std::string("FCRS")}};
 }
@@ -142,13 +148,11 @@ ValueId constant_channels(Graph& g, int64_t c, uint32_t seed) {
 }
 
 // The graph compiled as the engine does, and with no fusion at all: the reference.
-// Blocked with `block` channels (0: the CPU's native block), and unfused.
-std::pair<Ref<Model>, Ref<Model>> fused_and_plain(const Graph& g, const NamedTensors& w, int64_t block = 0) {
+std::pair<Ref<Model>, Ref<Model>> fused_and_plain(const Graph& g, const NamedTensors& w) {
   auto ctx = Context::create({});
-  CompileSettings fused, plain;
-  fused.channel_block = block;
+  CompileSettings plain;
   plain.fuse = false;
-  return {Model::create(CompiledModel::compile(ctx, g, fused), w), Model::create(CompiledModel::compile(ctx, g, plain), w)};
+  return {Model::create(CompiledModel::compile(ctx, g, {}), w), Model::create(CompiledModel::compile(ctx, g, plain), w)};
 }
 
 void expect_same_outputs(Model& a, Model& b, const std::vector<Ref<Tensor>>& in) {
@@ -165,14 +169,19 @@ int count_ops(const Program& p, std::string_view op) {
   return n;
 }
 
-// A residual block whose channels divide by 8: every convolution, the residual add and the
-// ReLUs run on [N, C/8, H, W, 8] blocks, entered once at the input and left once at the
-// output, and the add + ReLU join the last convolution. Constant batch-norm affines fold
-// into the packed filters and biases (the residual is then a sum post-op, in the
-// residual's own buffer); bound-weight ones stay binary post-ops, before a binary add.
-Graph residual_block(bool constant_bn) {
+void expect_nhwc_convs(const Program& p) {
+  for (const Node& n : p.nodes)
+    if (n.op == "fused_conv2d") EXPECT_EQ(std::get<std::string>(*n.attrs.find("input_layout")), "NHWC") << p.to_string();
+}
+
+// A residual block over c channels: every convolution, the residual add and the ReLUs run
+// on NHWC activations, entered once at the input and left once at the output, and the
+// add + ReLU join the last convolution. Constant batch-norm affines fold into the packed
+// filters and biases (the residual is then a sum post-op, in the residual's own buffer);
+// bound-weight ones stay binary post-ops, before a binary add.
+Graph residual_block(int64_t c, bool constant_bn) {
   Graph g("residual");
-  ValueId x = g.add_input("x", f32({"n", 16, 7, 7}));
+  ValueId x = g.add_input("x", f32({"n", c, 7, 7}));
   auto conv_bn_relu = [&](ValueId in, const char* filter, int64_t c_in, int64_t c_out, int64_t kernel, bool relu) {
     ValueId y = g.add_op("conv2d", {in, g.add_weight(filter, f32({c_out, c_in, kernel, kernel}))}, nchw_conv(kernel))[0];
     const std::string name(filter);
@@ -181,47 +190,45 @@ Graph residual_block(bool constant_bn) {
     y = g.add_op("add", {g.add_op("mul", {y, scale})[0], shift})[0];
     return relu ? g.add_op("relu", {y})[0] : y;
   };
-  ValueId a = conv_bn_relu(x, "f0", 16, 16, 1, true);
-  ValueId y = conv_bn_relu(conv_bn_relu(a, "f1", 16, 32, 1, true), "f2", 32, 16, 3, false);
+  ValueId a = conv_bn_relu(x, "f0", c, c, 1, true);
+  ValueId y = conv_bn_relu(conv_bn_relu(a, "f1", c, 2 * c, 1, true), "f2", 2 * c, c, 3, false);
   g.set_outputs({{"y", g.add_op("relu", {g.add_op("add", {y, a})[0]})[0]}});
   return g;
 }
 
-TEST(ChannelBlocks, ResidualBlockStaysInBlocks) {
-  for (const auto& [constant_bn, block] : {std::pair{true, int64_t{8}}, std::pair{false, int64_t{8}},
-                                          std::pair{true, int64_t{16}}, std::pair{false, int64_t{16}}}) {
-    SCOPED_TRACE(str_cat(constant_bn ? "constant batch norm" : "batch norm from weights", ", blocks of ", block));
-    const Graph g = residual_block(constant_bn);
-    NamedTensors w = {{"f0", random_tensor({16, 16, 1, 1}, 1)},
-                      {"f1", random_tensor({32, 16, 1, 1}, 2)},
-                      {"f2", random_tensor({16, 32, 3, 3}, 3)}};
+TEST(ChannelsLast, ResidualBlockStaysNhwc) {
+  for (const auto& [c, constant_bn] : {std::pair{int64_t{16}, true}, std::pair{int64_t{16}, false},
+                                       std::pair{int64_t{5}, true}, std::pair{int64_t{5}, false}}) {
+    SCOPED_TRACE(str_cat(c, " channels, ", constant_bn ? "constant batch norm" : "batch norm from weights"));
+    const Graph g = residual_block(c, constant_bn);
+    NamedTensors w = {{"f0", random_tensor({c, c, 1, 1}, 1)},
+                      {"f1", random_tensor({2 * c, c, 1, 1}, 2)},
+                      {"f2", random_tensor({c, 2 * c, 3, 3}, 3)}};
     if (!constant_bn)
-      for (auto [name, c] : {std::pair{"f0", 16}, {"f1", 32}, {"f2", 16}}) {
-        w.emplace_back(std::string(name) + "_scale", random_tensor({c, 1, 1}, 4, 0.5f, 1.5f));
-        w.emplace_back(std::string(name) + "_shift", random_tensor({c, 1, 1}, 5));
+      for (auto [name, channels] : {std::pair{"f0", c}, {"f1", 2 * c}, {"f2", c}}) {
+        w.emplace_back(std::string(name) + "_scale", random_tensor({channels, 1, 1}, 4, 0.5f, 1.5f));
+        w.emplace_back(std::string(name) + "_shift", random_tensor({channels, 1, 1}, 5));
       }
-    auto [blocked, reference] = fused_and_plain(g, w, block);
-    const Program& p = blocked->compiled()->program();
-    EXPECT_EQ(count_ops(p, "to_channel_blocks"), 1) << p.to_string();
-    EXPECT_EQ(count_ops(p, "from_channel_blocks"), 1) << p.to_string();
+    auto [fused, reference] = fused_and_plain(g, w);
+    const Program& p = fused->compiled()->program();
+    EXPECT_EQ(count_ops(p, "permute"), 2) << p.to_string();
     EXPECT_EQ(count_ops(p, "fused_conv2d"), 3) << p.to_string();
     EXPECT_EQ(count_ops(p, "fused_elementwise"), 0) << p.to_string();
-    for (const Node& n : p.nodes)
-      if (n.op == "fused_conv2d")
-        EXPECT_EQ(std::get<std::string>(*n.attrs.find("input_layout")), str_cat("NCHW", block, "c"));
+    expect_nhwc_convs(p);
     const Node& last = p.nodes[p.nodes.size() - 2];
     EXPECT_TRUE(last.attrs.has("has_residual")) << p.to_string();
-    for (int64_t batch : {1, 2}) expect_same_outputs(*blocked, *reference, {random_tensor({batch, 16, 7, 7}, 9)});
+    for (int64_t batch : {1, 2}) expect_same_outputs(*fused, *reference, {random_tensor({batch, c, 7, 7}, 9)});
   }
 }
 
-// A network's stem: a convolution over 3 channels reads NCHW and writes blocks, and the pool
-// after it (imported from ONNX as NHWC between two permutes) runs on the blocks: no permute
-// and no copy into blocks are left, for max and average pools alike.
-TEST(ChannelBlocks, StemConvolutionAndPoolWriteBlocks) {
-  for (const auto& [pool, block] : {std::pair{"max_pool2d", int64_t{8}}, std::pair{"avg_pool2d", int64_t{8}},
-                                    std::pair{"max_pool2d", int64_t{16}}, std::pair{"avg_pool2d", int64_t{16}}}) {
-    SCOPED_TRACE(str_cat(pool, ", blocks of ", block));
+// A network's stem and head: a convolution over 3 channels, a pool (imported from ONNX as
+// NHWC between two permutes), a depthwise and a pointwise convolution, and a global average
+// pool (means over H and W). All of it runs NHWC: the input is permuted once, the pool reads
+// the stem's output as it is, the means reduce the NHWC form, and one permute leaves at the
+// end, for max and average pools alike.
+TEST(ChannelsLast, StemPoolDepthwiseAndGlobalMeanStayNhwc) {
+  for (const char* pool : {"max_pool2d", "avg_pool2d"}) {
+    SCOPED_TRACE(pool);
     Graph g("stem");
     ValueId x = g.add_input("x", f32({"n", 3, 12, 12}));
     ValueId y = g.add_op("conv2d", {x, g.add_weight("f0", f32({16, 3, 3, 3}))}, nchw_conv(3))[0];
@@ -229,22 +236,29 @@ TEST(ChannelBlocks, StemConvolutionAndPoolWriteBlocks) {
     y = g.add_op(pool, {y}, {{"kernel_size", std::vector<int64_t>{3, 3}}, {"stride", std::vector<int64_t>{2, 2}},
                            {"padding", std::vector<int64_t>{1, 1}}})[0];
     y = g.add_op("permute", {y}, {{"dims", std::vector<int64_t>{0, 3, 1, 2}}})[0];
-    y = g.add_op("conv2d", {y, g.add_weight("f1", f32({16, 16, 1, 1}))}, nchw_conv(1))[0];
+    y = g.add_op("conv2d", {y, g.add_weight("f1", f32({16, 1, 3, 3}))}, nchw_conv(3, 16))[0];
+    y = g.add_op("conv2d", {y, g.add_weight("f2", f32({8, 16, 1, 1}))}, nchw_conv(1))[0];
+    y = g.add_op("mean", {g.add_op("mean", {y}, {{"axis", int64_t{2}}})[0]}, {{"axis", int64_t{3}}})[0];
     g.set_outputs({{"y", y}});
-    const NamedTensors w = {{"f0", random_tensor({16, 3, 3, 3}, 1)}, {"f1", random_tensor({16, 16, 1, 1}, 2)}};
-    auto [blocked, reference] = fused_and_plain(g, w, block);
-    const Program& p = blocked->compiled()->program();
-    EXPECT_EQ(count_ops(p, "permute"), 0) << p.to_string();
-    EXPECT_EQ(count_ops(p, "to_channel_blocks"), 0) << p.to_string();
-    EXPECT_EQ(count_ops(p, "from_channel_blocks"), 1) << p.to_string();
+    const NamedTensors w = {{"f0", random_tensor({16, 3, 3, 3}, 1)},
+                            {"f1", random_tensor({16, 1, 3, 3}, 2)},
+                            {"f2", random_tensor({8, 16, 1, 1}, 3)}};
+    auto [fused, reference] = fused_and_plain(g, w);
+    const Program& p = fused->compiled()->program();
+    EXPECT_EQ(count_ops(p, "permute"), 2) << p.to_string();
+    EXPECT_EQ(count_ops(p, "fused_conv2d"), 3) << p.to_string();
     EXPECT_EQ(count_ops(p, pool), 1) << p.to_string();
-    for (int64_t batch : {1, 3}) expect_same_outputs(*blocked, *reference, {random_tensor({batch, 3, 12, 12}, 3)});
+    EXPECT_EQ(count_ops(p, "mean"), 2) << p.to_string();
+    expect_nhwc_convs(p);
+    EXPECT_EQ(p.nodes.front().op, "permute") << p.to_string();
+    EXPECT_EQ(p.nodes.back().op, "permute") << p.to_string();
+    for (int64_t batch : {1, 3}) expect_same_outputs(*fused, *reference, {random_tensor({batch, 3, 12, 12}, 3)});
   }
 }
 
 // Two convolutions read one weight with different constant scales: each packs its own
 // scaled copy (the layout key names the scale), and neither sees the other's.
-TEST(ChannelBlocks, OneWeightScaledTwoWays) {
+TEST(ChannelsLast, OneWeightScaledTwoWays) {
   Graph g("shared_filter");
   ValueId f = g.add_weight("f", f32({8, 8, 3, 3}));
   auto conv_bn = [&](const char* input, uint32_t seed) {
@@ -253,9 +267,25 @@ TEST(ChannelBlocks, OneWeightScaledTwoWays) {
   };
   g.set_outputs({{"y", g.add_op("sub", {conv_bn("a", 5), conv_bn("b", 6)})[0]}});
   const NamedTensors w = {{"f", random_tensor({8, 8, 3, 3}, 7)}};
-  auto [fused, reference] = fused_and_plain(g, w, /*block=*/8);  // 8 channels: blocks of 8
+  auto [fused, reference] = fused_and_plain(g, w);
   EXPECT_EQ(count_ops(fused->compiled()->program(), "fused_conv2d"), 2);
   expect_same_outputs(*fused, *reference, {random_tensor({1, 8, 5, 5}, 8), random_tensor({1, 8, 5, 5}, 9)});
+}
+
+// Without convs_channels_last (the engine clears it for a GPU), convolutions keep the
+// graph's NCHW and no permute is added.
+TEST(ChannelsLast, OnlyWhereTheOptionAsks) {
+  Graph g("conv");
+  ValueId x = g.add_input("x", f32({1, 8, 5, 5}));
+  g.set_outputs({{"y", g.add_op("relu", {g.add_op("conv2d", {x, g.add_weight("f", f32({8, 8, 3, 3}))}, nchw_conv(3))[0]})[0]}});
+  CompileOptions opts;
+  opts.convs_channels_last = false;
+  const Program p = compile_program(g, opts);
+  EXPECT_EQ(count_ops(p, "permute"), 0) << p.to_string();
+  ASSERT_EQ(count_ops(p, "fused_conv2d"), 1) << p.to_string();
+  for (const Node& n : p.nodes)
+    if (n.op == "fused_conv2d") EXPECT_EQ(std::get<std::string>(*n.attrs.find("input_layout")), "NCHW");
+  EXPECT_EQ(count_ops(compile_program(g, {}), "permute"), 2);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // (kernels/cuda/common/conv_params.cuh), and the references are the CPU kernels, so the
 // values check the plumbing (which pointer is which operand, what the params say), not the
 // kernels' numerics (tests/gpu_emu/conv_emu_test.cc runs the real sources for that).
-// Variants without a kernel fail naming the op; channel blocks never reach the GPU.
+// Variants without a kernel fail naming the op; convolutions keep the graph's layout (the
+// channels-last pass is the CPU's).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -73,6 +74,7 @@ Attrs conv_attrs(bool nchw, int64_t stride, int64_t pad, int64_t groups) {
 }
 
 // NCHW x [2, 4, 5, 5], FCRS filter [16, 2, 3, 3] in 2 groups, stride 2, padding 1, a bias.
+// It stays NCHW, one launch and no permutes: the channels-last pass is the CPU's.
 TEST_F(GpuConvOnFake, Conv2dIsOneLaunchWithItsExtentsAndOperands) {
   constexpr int64_t N = 2, C = 4, H = 5, F = 16, K = 3;
   Graph g("conv");
@@ -117,8 +119,8 @@ TEST_F(GpuConvOnFake, Conv2dIsOneLaunchWithItsExtentsAndOperands) {
 }
 
 // relu(conv2d(x, f) * scale + shift), NHWC: fuse_conv makes one fused_conv2d, which is one
-// launch with the scale and shift as the epilogue's operands, and no channel blocks.
-TEST_F(GpuConvOnFake, ConvBatchNormReluIsOneFusedLaunchWithoutChannelBlocks) {
+// launch with the scale and shift as the epilogue's operands.
+TEST_F(GpuConvOnFake, ConvBatchNormReluIsOneFusedLaunch) {
   constexpr int64_t H = 6, C = 3, F = 8;
   Graph g("conv_bn_relu");
   ValueId x = g.add_input("x", f32_on_gpu({1, H, H, C}));
@@ -265,10 +267,10 @@ TEST_F(GpuConvOnFake, VariantsWithoutAKernelAreRefusedNamingTheOp) {
   const Shape xi{DType::kInt32, {1, 5, 5, 4}}, fi{DType::kInt32, {3, 3, 4, 8}}, yi{DType::kInt32, {1, 3, 3, 8}};
   EXPECT_MAXC_ERROR(lower("conv2d", conv_attrs(false, 1, 0, 1), {xi, fi}, {yi}), Code::kUnimplemented,
                     "op 'conv2d': no GPU kernel for dtype int32");
-  Attrs blocked = conv_attrs(true, 1, 0, 1);
-  blocked.set("input_layout", std::string("NCHW8c"));
-  EXPECT_MAXC_ERROR(lower("conv2d", blocked, {f32({1, 1, 5, 5, 8}), f32({8, 8, 3, 3})}, {f32({1, 1, 3, 3, 8})}),
-                    Code::kUnimplemented, "op 'conv2d': no GPU kernel for input_layout \"NCHW8c\"");
+  Attrs other_layout = conv_attrs(true, 1, 0, 1);
+  other_layout.set("input_layout", std::string("CHWN"));
+  EXPECT_MAXC_ERROR(lower("conv2d", other_layout, {f32({8, 5, 5, 1}), f32({8, 8, 3, 3})}, {f32({8, 3, 3, 1})}),
+                    Code::kUnimplemented, "op 'conv2d': no GPU kernel for input_layout \"CHWN\"");
   Attrs fused = conv_attrs(false, 1, 0, 1);
   fused.set("has_bias", false);
   fused.set("has_scale", false);
@@ -284,14 +286,6 @@ TEST_F(GpuConvOnFake, VariantsWithoutAKernelAreRefusedNamingTheOp) {
                     "op 'avg_pool2d': no GPU kernel for dtype int32");
   EXPECT_MAXC_ERROR(lower("max_pool2d", avg, {Shape{DType::kBool, {1, 5, 5, 4}}}, {Shape{DType::kBool, {1, 3, 3, 4}}}),
                     Code::kUnimplemented, "op 'max_pool2d': no GPU kernel for dtype bool");
-}
-
-// The GPU has no channel-block conversions, so compile.cc never blocks a GPU convolution's
-// channels (block_conv_channels needs to_channel_blocks and from_channel_blocks).
-TEST_F(GpuConvOnFake, TheGpuHasNoChannelBlockKernels) {
-  EXPECT_EQ(KernelTable::gpu().find("to_channel_blocks"), nullptr);
-  EXPECT_EQ(KernelTable::gpu().find("from_channel_blocks"), nullptr);
-  EXPECT_NE(KernelTable::gpu().find("fused_conv2d"), nullptr);
 }
 
 }  // namespace

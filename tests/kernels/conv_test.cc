@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "engine/lowering.h"
-#include "kernels/cpu/channel_blocks.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/pool.h"
@@ -312,24 +311,6 @@ TEST(LowerConv, Conv2dReadsLayoutsAndBiasFromTheNode) {
   AlignedScratch scratch(l.scratch_bytes);
   l.run(KernelArgs{ins, outs, scratch.get()});
   expect_near_all(y, conv_ref(s, x, f, bias), 1e-5);
-}
-
-// [N, C, H*W] <-> [N, C/b, H*W, b]: element (n, c, p) lands at ((n*C/b + c/b)*P + p)*b + c%b,
-// and the inverse restores the input exactly (odd pixel counts included), for blocks of 8 and 16.
-TEST(ChannelBlocks, CopiesPlaceEveryElementAndInvert) {
-  for (const int64_t block : {8, 16}) {
-    const int64_t n = 2, c = 48, pixels = 13;
-    std::vector<float> x(static_cast<size_t>(n * c * pixels)), y(x.size()), back(x.size());
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-    cpu::to_channel_blocks(x.data(), n, c, pixels, block, y.data());
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t ch = 0; ch < c; ++ch)
-        for (int64_t p = 0; p < pixels; ++p)
-          ASSERT_EQ(y[static_cast<size_t>(((b * c / block + ch / block) * pixels + p) * block + ch % block)],
-                    x[static_cast<size_t>((b * c + ch) * pixels + p)]);
-    cpu::from_channel_blocks(y.data(), n, c, pixels, block, back.data());
-    EXPECT_EQ(back, x);
-  }
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
-// Lowering of convolution and pooling: conv2d (NHWC or NCHW activations, RSCF or FCRS
-// filter, groups, optional bias; fused_conv2d also NCHW8c channel blocks), max_pool2d and
-// avg_pool2d (NHWC), and the copies into and out of channel blocks. ceil_mode is already in
-// the output shape the compiler inferred; the kernels follow it.
+// Lowering of convolution and pooling: conv2d and fused_conv2d (NHWC or NCHW activations,
+// RSCF or FCRS filter, groups, optional bias), max_pool2d and avg_pool2d (NHWC). ceil_mode is
+// already in the output shape the compiler inferred; the kernels follow it.
 #include <memory>
 #include <optional>
 #include <span>
@@ -9,25 +8,11 @@
 
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
-#include "kernels/cpu/channel_blocks.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/pool.h"
 
 namespace maxc {
 namespace {
-
-// The block of fused_conv2d's input_layout or output_layout once compiler/block_channels.cc
-// has blocked its channels ("NCHW8c", "NCHW16c"), or 0 for an unblocked layout.
-int64_t block_of_layout(std::string_view layout) {
-  if (layout == "NCHW8c") return 8;
-  if (layout == "NCHW16c") return 16;
-  return 0;
-}
-
-// The output's layout, which defaults to the input's.
-std::string_view output_layout(const LowerContext& ctx) {
-  return ctx.attrs().has("output_layout") ? ctx.attr<std::string>("output_layout") : ctx.attr<std::string>("input_layout");
-}
 
 const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
@@ -44,30 +29,11 @@ cpu::Conv2dShape conv_shape(const LowerContext& ctx) {
   const Shape& f = ctx.inputs[1];
   const Shape& y = ctx.outputs[0];
   cpu::Conv2dShape s;
-  const std::string& layout = ctx.attr<std::string>("input_layout");
-  const int64_t in_block = block_of_layout(layout), out_block = block_of_layout(output_layout(ctx));
-  if (in_block && out_block && in_block != out_block)
-    fail(Code::kInternal, ctx.op_label(), ": input and output blocks differ (", in_block, ", ", out_block, ")");
-  s.blocked_in = in_block != 0;
-  s.blocked_out = out_block != 0;
-  s.block = s.blocked_in ? in_block : s.blocked_out ? out_block : 8;
-  s.channels_first = layout == "NCHW" || s.blocked_in;
+  s.channels_first = ctx.attr<std::string>("input_layout") == "NCHW";
   s.filter_fcrs = ctx.attr<std::string>("filter_layout") == "FCRS";
-  auto check_blocks = [&](const Shape& v, bool blocked) {
-    if (blocked != (v.rank() == 5) || (blocked && v.dims[4] != s.block))
-      fail(Code::kInternal, ctx.op_label(), ": ", v.to_string(), " is not in ", blocked ? "" : "un",
-           "blocked layout ([N, C/", s.block, ", H, W, ", s.block, "])");
-  };
-  check_blocks(x, s.blocked_in);
-  check_blocks(y, s.blocked_out);
   const auto& d = x.dims;
-  if (s.blocked_in) {
-    s.batch = d[0], s.in_c = d[1] * d[4], s.in_h = d[2], s.in_w = d[3];
-  } else if (s.channels_first) {
-    s.batch = d[0], s.in_c = d[1], s.in_h = d[2], s.in_w = d[3];
-  } else {
-    s.batch = d[0], s.in_h = d[1], s.in_w = d[2], s.in_c = d[3];
-  }
+  if (s.channels_first) s.batch = d[0], s.in_c = d[1], s.in_h = d[2], s.in_w = d[3];
+  else s.batch = d[0], s.in_h = d[1], s.in_w = d[2], s.in_c = d[3];
   if (s.channels_first) s.out_h = y.dims[2], s.out_w = y.dims[3];
   else s.out_h = y.dims[1], s.out_w = y.dims[2];
   if (s.filter_fcrs) s.out_c = f.dims[0], s.kernel_h = f.dims[2], s.kernel_w = f.dims[3];
@@ -200,9 +166,7 @@ Lowered lower_fused_conv2d(const LowerContext& ctx) {
   if (ctx.inputs.size() != expected)
     fail(Code::kInternal, ctx.op_label(), ": ", ctx.inputs.size(), " inputs; the attributes say ", expected);
   const std::string& layout = ctx.attr<std::string>("input_layout");
-  const std::vector<int64_t>& out = ctx.outputs[0].dims;
-  const int64_t channels =
-      block_of_layout(output_layout(ctx)) != 0 ? out[1] * out[4] : out[layout == "NCHW" ? 1 : 3];
+  const int64_t channels = ctx.outputs[0].dims[layout == "NCHW" ? 1 : 3];
   if (e.residual && ctx.inputs[at.residual] != ctx.outputs[0])
     fail(Code::kInternal, ctx.op_label(), ": the residual is ", ctx.inputs[at.residual].to_string(), ", the output ",
          ctx.outputs[0].to_string());
@@ -212,30 +176,6 @@ Lowered lower_fused_conv2d(const LowerContext& ctx) {
            "channel (", channels, ")");
   return conv_kernel(ctx, has_bias, e);
 }
-
-// to_channel_blocks: [N, C, H, W] -> [N, C/b, H, W, b]; from_channel_blocks the inverse
-// (compiler/block_channels.cc). The block b is the blocked side's last dim.
-Lowered channel_blocks_kernel(const LowerContext& ctx, bool to_blocks) {
-  const Shape& plain = to_blocks ? ctx.inputs[0] : ctx.outputs[0];
-  const Shape& blocked = to_blocks ? ctx.outputs[0] : ctx.inputs[0];
-  const int64_t block = blocked.rank() == 5 ? blocked.dims[4] : 0;
-  if (plain.dtype != DType::kFloat32 || plain.rank() != 4 || block <= 0 || plain.dims[1] % block != 0)
-    fail(Code::kInternal, ctx.op_label(), ": needs float32 NCHW with channels in blocks, got ", plain.to_string(),
-         " and ", blocked.to_string());
-  const int64_t n = plain.dims[0], c = plain.dims[1], pixels = plain.dims[2] * plain.dims[3];
-  if (to_blocks)
-    return {[=](const KernelArgs& a) {
-      cpu::to_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, block,
-                             static_cast<float*>(a.outputs[0]));
-    }};
-  return {[=](const KernelArgs& a) {
-    cpu::from_channel_blocks(static_cast<const float*>(a.inputs[0]), n, c, pixels, block,
-                             static_cast<float*>(a.outputs[0]));
-  }};
-}
-
-Lowered lower_to_channel_blocks(const LowerContext& ctx) { return channel_blocks_kernel(ctx, true); }
-Lowered lower_from_channel_blocks(const LowerContext& ctx) { return channel_blocks_kernel(ctx, false); }
 
 cpu::Pool2dShape pool_shape(const LowerContext& ctx) {
   const Shape& x = ctx.inputs[0];
@@ -274,8 +214,6 @@ void register_conv_kernels(KernelTable& t) {
   t.add("fused_conv2d", lower_fused_conv2d);
   t.add("max_pool2d", lower_max_pool2d);
   t.add("avg_pool2d", lower_avg_pool2d);
-  t.add("to_channel_blocks", lower_to_channel_blocks);
-  t.add("from_channel_blocks", lower_from_channel_blocks);
 }
 
 }  // namespace maxc

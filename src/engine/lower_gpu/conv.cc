@@ -6,8 +6,7 @@
 // Two kernels: the implicit GEMM in 16x16 tiles, and for few output channels per group
 // (depthwise) a direct loop per output element. fused_conv2d (compiler/fuse_conv.cc) applies
 // its bias, per-channel scale and shift, residual and ReLU in either kernel's epilogue.
-// Channel-blocked activations (NCHW8c) are a CPU layout the compiler only makes for a device
-// with the block conversions, which the GPU has not: a node in that layout is refused.
+// A layout other than those is refused.
 #include <algorithm>
 #include <string>
 #include <tuple>
@@ -54,10 +53,6 @@ gpu::ConvParams conv_params(const LowerContext& ctx) {
   const Shape &x = ctx.inputs[0], &f = ctx.inputs[1], &y = ctx.outputs[0];
   gpu::ConvParams p{};
   p.channels_first = layout_of(ctx, "input_layout", "NHWC", "NCHW") == "NCHW";
-  if (ctx.attrs().has("output_layout")) {
-    const std::string& out = ctx.attr<std::string>("output_layout");
-    if (out != ctx.attr<std::string>("input_layout")) ctx.unsupported("output_layout \"", out, "\"");
-  }
   p.filter_fcrs = layout_of(ctx, "filter_layout", "RSCF", "FCRS") == "FCRS";
   if (x.rank() != 4 || f.rank() != 4 || y.rank() != 4)
     fail(Code::kInternal, ctx.op_label(), ": x ", x.to_string(), ", filter ", f.to_string(), " and out ",
