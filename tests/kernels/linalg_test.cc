@@ -284,21 +284,25 @@ TEST(Outer, FloatsAndWrappingIntegers) {
 }
 
 // Rows around the 6-row tile (every remainder 1..5), columns around the 16-column tile.
+// Rows past the 6-row AVX2 and 8-row AVX-512 tiles, columns past their 16- and 32-column
+// panels, storing and accumulating.
 TEST(GemmSmall, EdgesAndAccumulate) {
-  for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 13, 17}) {
-    for (int64_t n : {5, 16, 37}) {
-      const int64_t k = 9, lda = k + 2, ldb = n + 3, ldc = n + 1;
-      const auto a = random_floats(m * lda, 13), b = random_floats(k * ldb, 14);
-      std::vector<float> c(static_cast<size_t>(m * ldc), 1.f);
-      cpu::gemm_small_f32(m, n, k, 0.5f, a.data(), lda, b.data(), ldb, true, c.data(), ldc);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double s = 0;
-          for (int64_t p = 0; p < k; ++p) s += a[i * lda + p] * b[p * ldb + j];
-          ASSERT_NEAR(c[i * ldc + j], 1 + 0.5 * s, 1e-5) << m << "x" << n << " at " << i << "," << j;
-        }
-      for (int64_t i = 0; i < m; ++i)  // the padding column past n is untouched
-        if (ldc > n) ASSERT_EQ(c[i * ldc + n], 1.f);
+  for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 13, 17}) {
+    for (int64_t n : {5, 16, 37, 70}) {
+      for (bool accumulate : {true, false}) {
+        const int64_t k = 9, lda = k + 2, ldb = n + 3, ldc = n + 1;
+        const auto a = random_floats(m * lda, 13), b = random_floats(k * ldb, 14);
+        std::vector<float> c(static_cast<size_t>(m * ldc), 1.f);
+        cpu::gemm_small_f32(m, n, k, 0.5f, a.data(), lda, b.data(), ldb, accumulate, c.data(), ldc);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double s = 0;
+            for (int64_t p = 0; p < k; ++p) s += a[i * lda + p] * b[p * ldb + j];
+            ASSERT_NEAR(c[i * ldc + j], (accumulate ? 1 : 0) + 0.5 * s, 1e-5) << m << "x" << n << " at " << i << "," << j;
+          }
+        for (int64_t i = 0; i < m; ++i)  // the padding column past n is untouched
+          if (ldc > n) ASSERT_EQ(c[i * ldc + n], 1.f);
+      }
     }
   }
 }
