@@ -42,10 +42,28 @@ MAXC_SIMD_CLONES void scale_row(float* row, float factor, int64_t n) {
   for (int64_t j = 0; j < n; ++j) row[j] *= factor;
 }
 
-// kᵀ of one batch: [Lk, D] -> [D, Lk].
-void transpose(const float* k, int64_t rows, int64_t cols, float* kt) {
+// kᵀ of one batch: [Lk, D] rows `ld` apart -> dense [D, Lk].
+void transpose(const float* k, int64_t rows, int64_t cols, int64_t ld, float* kt) {
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) kt[j * rows + i] = k[i * cols + j];
+    for (int64_t j = 0; j < cols; ++j) kt[j * rows + i] = k[i * ld + j];
+}
+
+// Row-major [batch_dims..., rows, cols]: the strides along batch_dims, then rows.
+std::vector<int64_t> dense_strides(const std::vector<int64_t>& batch_dims, int64_t rows, int64_t cols) {
+  std::vector<int64_t> strides(batch_dims.size() + 1);
+  int64_t stride = cols;
+  strides.back() = stride;
+  stride *= rows;
+  for (size_t i = batch_dims.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= batch_dims[i];
+  }
+  return strides;
+}
+
+void default_to_dense(std::vector<int64_t>& strides, const std::vector<int64_t>& batch_dims, int64_t rows,
+                      int64_t cols) {
+  if (strides.empty()) strides = dense_strides(batch_dims, rows, cols);
 }
 
 }  // namespace
@@ -58,6 +76,11 @@ int64_t AttentionShape::batch() const {
 
 Attention::Attention(const AttentionShape& s, float scale, int64_t threads)
     : s_(s), scale_(scale), slots_(std::max<int64_t>(threads, 1)) {
+  default_to_dense(s_.q_strides, s.batch_dims, s.q_len, s.head_dim);
+  default_to_dense(s_.k_strides, s.batch_dims, s.k_transposed ? s.head_dim : s.kv_len,
+                   s.k_transposed ? s.kv_len : s.head_dim);
+  default_to_dense(s_.v_strides, s.batch_dims, s.kv_len, s.v_dim);
+  default_to_dense(s_.out_strides, s.batch_dims, s.q_len, s.v_dim);
   block_rows_ = std::min(kBlockRows, std::max<int64_t>(s.q_len, 1));
   // Scores of one block, one reciprocal per row, and kᵀ when k is not given transposed.
   slot_floats_ = block_rows_ * s.kv_len + block_rows_ + (s.k_transposed ? 0 : s.head_dim * s.kv_len);
@@ -66,10 +89,10 @@ Attention::Attention(const AttentionShape& s, float scale, int64_t threads)
 
 uint64_t Attention::scratch_bytes() const { return sizeof(float) * static_cast<uint64_t>(slots_ * slot_floats_); }
 
-int64_t Attention::mask_offset(int64_t batch) const {
+int64_t Attention::offset(int64_t batch, const std::vector<int64_t>& strides) const {
   int64_t offset = 0;
   for (size_t i = s_.batch_dims.size(); i-- > 0;) {
-    offset += batch % s_.batch_dims[i] * s_.mask_strides[i];
+    offset += batch % s_.batch_dims[i] * strides[i];
     batch /= s_.batch_dims[i];
   }
   return offset;
@@ -92,6 +115,9 @@ void Attention::run(const float* q, const float* k, const float* v, const float*
 void Attention::run_items(int64_t first, int64_t last, const float* q, const float* k, const float* v,
                           const float* mask, float* out, float* scratch) const {
   const int64_t lq = s_.q_len, lk = s_.kv_len, d = s_.head_dim, dv = s_.v_dim;
+  const size_t rank = s_.batch_dims.size();
+  const int64_t q_ld = s_.q_strides[rank], k_ld = s_.k_strides[rank], v_ld = s_.v_strides[rank],
+                out_ld = s_.out_strides[rank];
   const int64_t row_blocks = (lq + block_rows_ - 1) / block_rows_;
   float* scores = scratch;
   float* inverse = scores + block_rows_ * lk;
@@ -100,15 +126,15 @@ void Attention::run_items(int64_t first, int64_t last, const float* q, const flo
   for (int64_t item = first; item < last; ++item) {
     const int64_t b = item / row_blocks, i0 = item % row_blocks * block_rows_;
     const int64_t rows = std::min(block_rows_, lq - i0);
-    const float* kb = k + b * lk * d;
+    const float* kb = k + offset(b, s_.k_strides);
     const float* kt = kb;
+    int64_t kt_ld = k_ld;
     if (!s_.k_transposed) {
-      if (transposed_batch != b) transpose(kb, lk, d, kt_copy), transposed_batch = b;
-      kt = kt_copy;
+      if (transposed_batch != b) transpose(kb, lk, d, k_ld, kt_copy), transposed_batch = b;
+      kt = kt_copy, kt_ld = lk;
     }
-    gemm_small_f32(rows, lk, d, scale_, q + (b * lq + i0) * d, d, kt, lk, false, scores, lk);
-    const float* mask_b = s_.has_mask ? mask + mask_offset(b) : nullptr;
-    const int64_t rank = static_cast<int64_t>(s_.batch_dims.size());
+    gemm_small_f32(rows, lk, d, scale_, q + offset(b, s_.q_strides) + i0 * q_ld, q_ld, kt, kt_ld, false, scores, lk);
+    const float* mask_b = s_.has_mask ? mask + offset(b, s_.mask_strides) : nullptr;
     for (int64_t r = 0; r < rows; ++r) {
       float* row = scores + r * lk;
       const float* mask_row = mask_b ? mask_b + (i0 + r) * s_.mask_strides[rank] : nullptr;
@@ -119,9 +145,9 @@ void Attention::run_items(int64_t first, int64_t last, const float* q, const flo
       else if (peak == -std::numeric_limits<float>::infinity()) inverse[r] = std::numeric_limits<float>::quiet_NaN();
       else inverse[r] = 1.f / exp_shifted_sum(row, peak, row, lk);
     }
-    float* out_block = out + (b * lq + i0) * dv;
-    gemm_small_f32(rows, dv, lk, 1.f, scores, lk, v + b * lk * dv, dv, false, out_block, dv);
-    for (int64_t r = 0; r < rows; ++r) scale_row(out_block + r * dv, inverse[r], dv);
+    float* out_block = out + offset(b, s_.out_strides) + i0 * out_ld;
+    gemm_small_f32(rows, dv, lk, 1.f, scores, lk, v + offset(b, s_.v_strides), v_ld, false, out_block, out_ld);
+    for (int64_t r = 0; r < rows; ++r) scale_row(out_block + r * out_ld, inverse[r], dv);
   }
 }
 

@@ -4,6 +4,11 @@
 // their batch dims, and a mask broadcast to [..., Lq, Lk]. Each thread takes whole
 // (batch, block of query rows) items and keeps only that block's scores, [rows, Lk], in its
 // slice of the scratch; the full score matrix is never built.
+//
+// q, k, v and out need not be dense: each has element strides along the batch dims and its
+// rows, with its last dim contiguous. That lets the kernel read the heads of a [B, S, H, D]
+// projection in place (batch dims [B, H], rows along S) and write its output the same way,
+// where the graph permutes to [B, H, S, D] and back.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,9 @@ struct AttentionShape {
   bool has_mask = false;
   // Element strides of the mask along batch_dims, then Lq and Lk; 0 where it broadcasts.
   std::vector<int64_t> mask_strides;
+  // Element strides of each operand along batch_dims, then along its rows (Lq for q and out,
+  // Lk for k and v, D for kᵀ); its last dim has stride 1. Empty: dense, [..., rows, cols].
+  std::vector<int64_t> q_strides, k_strides, v_strides, out_strides;
 
   int64_t batch() const;
 };
@@ -33,7 +41,8 @@ class Attention {
  private:
   void run_items(int64_t first, int64_t last, const float* q, const float* k, const float* v, const float* mask,
                  float* out, float* scratch) const;
-  int64_t mask_offset(int64_t batch) const;
+  // The element offset of batch item `batch` (row-major over batch_dims) under `strides`.
+  int64_t offset(int64_t batch, const std::vector<int64_t>& strides) const;
 
   AttentionShape s_;
   float scale_;

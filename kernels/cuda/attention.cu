@@ -7,7 +7,9 @@
 // `scores`, global scratch of Lk floats per block of the grid (any Lk fits, where shared
 // memory would cap it): threads take keys for the dot products, the block reduces the
 // peak and the sum, then threads take output columns, so the reads of v are coalesced.
-// Computed in float (double for float64), whatever q, k, v and the mask store.
+// Computed in float (double for float64), whatever q, k, v and the mask store. Each operand
+// is read (and out written) through its strides in AttentionParams, so q, k, v and out may
+// be the heads of [B, S, H, D] tensors in place (the node's layout "bshd").
 #include "common/attention_params.cuh"
 #include "common/block_reduce.cuh"
 #include "common/cast.cuh"
@@ -40,9 +42,9 @@ __device__ C attention_scores(const S* __restrict__ q_row, const S* __restrict__
   for (i64 j = threadIdx.x; j < p.kv_len; j += blockDim.x) {
     C dot = C(0);
     if (p.k_transposed) {
-      for (i64 t = 0; t < p.head_dim; ++t) dot += load_as<C>(q_row[t]) * load_as<C>(k_batch[t * p.kv_len + j]);
+      for (i64 t = 0; t < p.head_dim; ++t) dot += load_as<C>(q_row[t]) * load_as<C>(k_batch[t * p.k_row_stride + j]);
     } else {
-      const S* k_row = k_batch + j * p.head_dim;
+      const S* k_row = k_batch + j * p.k_row_stride;
       for (i64 t = 0; t < p.head_dim; ++t) dot += load_as<C>(q_row[t]) * load_as<C>(k_row[t]);
     }
     C s = static_cast<C>(p.scale) * dot;
@@ -75,18 +77,20 @@ __global__ void attention_rows(const S* __restrict__ q, const S* __restrict__ k,
   for (i64 item = blockIdx.x; item < items; item += gridDim.x) {
     const i64 b = item / p.q_len, i = item - b * p.q_len;
     const M* mask_row = nullptr;
-    if (mask) mask_row = mask + offset_of(b, p.mask_batch, p.mask_layout) + i * p.mask_row_stride;
-    const C peak = attention_scores(q + item * p.head_dim, k + b * p.kv_len * p.head_dim, mask_row, row, p);
+    if (mask) mask_row = mask + offset_of(b, p.batch_shape, p.mask_layout) + i * p.mask_row_stride;
+    const S* q_row = q + offset_of(b, p.batch_shape, p.q_layout) + i * p.q_row_stride;
+    const C peak = attention_scores(q_row, k + offset_of(b, p.batch_shape, p.k_layout), mask_row, row, p);
     const C sum = attention_exp_sum(row, peak, p.kv_len);
     C inverse = C(1) / sum;
     if (p.kv_len == 0) inverse = C(1);  // an empty sum: zeros
     else if (peak == -math::infinity<C>()) inverse = math::infinity<C>() - math::infinity<C>();  // NaN
     __syncthreads();  // every thread's exp(scores) is in row before any thread reads them all
-    const S* vb = v + b * p.kv_len * p.v_dim;
+    const S* vb = v + offset_of(b, p.batch_shape, p.v_layout);
+    S* out_row = out + offset_of(b, p.batch_shape, p.out_layout) + i * p.out_row_stride;
     for (i64 c = threadIdx.x; c < p.v_dim; c += blockDim.x) {
       C acc = C(0);
-      for (i64 j = 0; j < p.kv_len; ++j) acc += row[j] * load_as<C>(vb[j * p.v_dim + c]);
-      out[item * p.v_dim + c] = store_as<S>(acc * inverse);
+      for (i64 j = 0; j < p.kv_len; ++j) acc += row[j] * load_as<C>(vb[j * p.v_row_stride + c]);
+      out_row[c] = store_as<S>(acc * inverse);
     }
     __syncthreads();  // the next item overwrites row
   }

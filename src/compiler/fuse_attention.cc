@@ -10,15 +10,28 @@
 //           dims and rank. The mask broadcasts to the scores [..., Lq, Lk].
 //   attrs   scale: float (1 when the graph has none; 1/c for a division by c);
 //           k_transposed: bool (true when the graph's kᵀ is not a transpose of the last two
-//           dims we can look through, e.g. a value computed already transposed).
-//   outputs (out): the output value of the final matmul.
+//           dims we can look through, e.g. a value computed already transposed);
+//           layout: "bshd", only where the permutes around the pattern were absorbed (below):
+//           q, k, v and the output are each stored with the two dims before the last swapped,
+//           [B, L, H, D] for the [B, H, L, D] above. Absent: as above.
+//   outputs (out): the output value of the final matmul, or, with layout "bshd", of the
+//           permute that read it.
 // Matched from the final matmul back: its lhs is a softmax over the last axis, of either
 // add(scores, mask) (either operand order) or the scores themselves; the scores are a matmul
 // q @ kᵀ, optionally multiplied or divided by a one-element constant. Every intermediate is
 // read only by the next op. Float32 only (the kernel's type). The node takes the final
 // matmul's place: q, k, v and the mask all come before it.
+//
+// BERT- and GPT-style encoders project q, k and v as [B, S, H·D], reshape to [B, S, H, D] and
+// permute to [B, H, S, D] (kᵀ: [B, H, D, S]), then permute the output back to [B, S, H, Dv].
+// The kernels take strides, so where all four permutes are there and read by nothing else,
+// the node reads and writes [B, S, H, D] itself (layout "bshd") and the permutes go: each
+// was a copy of the whole tensor. Both devices' attention kernels take that layout
+// (engine/lower/attention_shape.h), so the pass need not ask which one runs it.
 #include <map>
 #include <optional>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "compiler/passes.h"
@@ -35,10 +48,20 @@ struct Match {
   std::vector<size_t> nodes;  // fused away, besides the final matmul
 };
 
+// A match's operands and output in layout "bshd": the permutes' sources and result.
+struct Bshd {
+  ValueId q = 0, k = 0, v = 0, out = 0;
+  bool k_transposed = false;
+  std::vector<size_t> permutes;  // absorbed: q's, k's, v's and the output's
+};
+
 class Matcher {
  public:
-  explicit Matcher(const Program& p) : p_(p), producer_(producers(p)), uses_(use_counts(p)) {
+  explicit Matcher(const Program& p)
+      : p_(p), producer_(producers(p)), uses_(use_counts(p)), reader_(p.types.size(), -1) {
     for (const ProgramConstant& c : p.constants) constants_[c.value] = &c.data;
+    for (size_t i = 0; i < p.nodes.size(); ++i)
+      for (ValueId v : p.nodes[i].inputs) reader_[v] = static_cast<int64_t>(i);
   }
 
   std::optional<Match> match(const Node& final_matmul) const {
@@ -58,6 +81,30 @@ class Matcher {
     return m;
   }
 
+  // The permutes of layout "bshd" around match m, whose output is `out`: q and v read
+  // through permute(x, {0, 2, 1, 3}), k through {0, 2, 3, 1} (kᵀ of a [B, S, H, D] k) or
+  // {0, 2, 1, 3}, `out` read only by a permute {0, 2, 1, 3}; each read by nothing else.
+  std::optional<Bshd> bshd(const Match& m, ValueId out) const {
+    static const std::vector<int64_t> kSwap{0, 2, 1, 3}, kKeysLast{0, 2, 3, 1};
+    Bshd b;
+    b.k_transposed = m.k_transposed;
+    const int64_t q = sole_permute(m.q, kSwap), v = sole_permute(m.v, kSwap);
+    int64_t k = sole_permute(m.k, kSwap);
+    if (k < 0 && m.k_transposed) {
+      k = sole_permute(m.k, kKeysLast);
+      b.k_transposed = false;
+    }
+    const int64_t back = uses_[out] == 1 ? reader_[out] : -1;
+    if (q < 0 || k < 0 || v < 0 || back < 0 || !is_permute(p_.nodes[static_cast<size_t>(back)], kSwap))
+      return std::nullopt;
+    b.q = p_.nodes[static_cast<size_t>(q)].inputs[0];
+    b.k = p_.nodes[static_cast<size_t>(k)].inputs[0];
+    b.v = p_.nodes[static_cast<size_t>(v)].inputs[0];
+    b.out = p_.nodes[static_cast<size_t>(back)].outputs[0];
+    b.permutes = {static_cast<size_t>(q), static_cast<size_t>(k), static_cast<size_t>(v), static_cast<size_t>(back)};
+    return b;
+  }
+
  private:
   // The node producing `v` when it is an `op` read only by the pattern; records it in m.
   const Node* sole_producer(ValueId v, std::string_view op, Match& m) const {
@@ -66,6 +113,25 @@ class Matcher {
     if (n.op != op || n.outputs.size() != 1) return nullptr;
     m.nodes.push_back(static_cast<size_t>(producer_[v]));
     return &n;
+  }
+
+  // The index of the permute by `dims` producing v, when nothing but the pattern reads v; else -1.
+  int64_t sole_permute(ValueId v, const std::vector<int64_t>& dims) const {
+    const int64_t n = producer_[v];
+    if (uses_[v] != 1 || n < 0 || !is_permute(p_.nodes[static_cast<size_t>(n)], dims)) return -1;
+    return n;
+  }
+
+  // A permute by `dims` (negative entries counting from the end) of one value.
+  bool is_permute(const Node& n, const std::vector<int64_t>& dims) const {
+    if (n.op != "permute" || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+    const AttrValue* a = n.attrs.find("dims");
+    const auto* got = a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
+    const int64_t rank = p_.types[n.inputs[0]].rank();
+    if (!got || got->size() != dims.size() || rank != static_cast<int64_t>(dims.size())) return false;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (((*got)[i] < 0 ? (*got)[i] + rank : (*got)[i]) != dims[i]) return false;
+    return true;
   }
 
   bool is_last_axis_softmax(const Node& softmax) const {
@@ -114,7 +180,8 @@ class Matcher {
     return match_product(scores, m);
   }
 
-  // q @ kᵀ, looking through a transpose of kᵀ's last two dims.
+  // q @ kᵀ, looking through a transpose of kᵀ's last two dims read by nothing else (one
+  // with other readers is computed anyway: the kernel reads its kᵀ).
   bool match_product(ValueId scores, Match& m) const {
     const size_t mark = m.nodes.size();
     const Node* mm = sole_producer(scores, "matmul", m);
@@ -125,13 +192,12 @@ class Matcher {
     m.q = mm->inputs[0];
     m.k = mm->inputs[1];
     m.k_transposed = true;
-    const int64_t t = producer_[m.k];
-    if (t >= 0) {
-      const Node& tr = p_.nodes[static_cast<size_t>(t)];
-      if (tr.op == "transpose" && swaps_last_two(tr)) {
-        m.k = tr.inputs[0];
-        m.k_transposed = false;
-      }
+    const Node* tr = sole_producer(m.k, "transpose", m);
+    if (tr && swaps_last_two(*tr)) {
+      m.k = tr->inputs[0];
+      m.k_transposed = false;
+    } else if (tr) {
+      m.nodes.pop_back();
     }
     return true;
   }
@@ -172,6 +238,7 @@ class Matcher {
   const Program& p_;
   std::vector<int64_t> producer_;
   std::vector<int32_t> uses_;
+  std::vector<int64_t> reader_;  // for each value, the last node reading it, or -1
   std::map<ValueId, const Constant*> constants_;
 };
 
@@ -180,21 +247,34 @@ class Matcher {
 void fuse_attention(Program& p) {
   // Rewrites keep node indices (removal waits for the end) and value ids, and a replaced
   // node is an "attention" no later match looks for, so one matcher serves the whole walk.
+  // Its producers go stale only for the values of absorbed output permutes, whose node is
+  // marked removed: a later match absorbs no removed permute.
   const Matcher matcher(p);
   std::vector<bool> removed(p.nodes.size(), false);
+  const auto any_removed = [&removed](const std::vector<size_t>& nodes) {
+    for (size_t k : nodes)
+      if (removed[k]) return true;
+    return false;
+  };
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     std::optional<Match> m = matcher.match(p.nodes[i]);
-    if (!m) continue;
-    bool clash = false;
-    for (size_t k : m->nodes) clash = clash || removed[k];
-    if (clash) continue;
+    if (!m || any_removed(m->nodes)) continue;
     Node fused;
     fused.op = "attention";
     fused.inputs = {m->q, m->k, m->v};
-    if (m->mask) fused.inputs.push_back(*m->mask);
-    fused.attrs.set("scale", m->scale);
-    fused.attrs.set("k_transposed", m->k_transposed);
     fused.outputs = p.nodes[i].outputs;
+    bool k_transposed = m->k_transposed;
+    const std::optional<Bshd> b = matcher.bshd(*m, fused.outputs[0]);
+    if (b && !any_removed(b->permutes)) {
+      fused.inputs = {b->q, b->k, b->v};
+      fused.outputs = {b->out};
+      k_transposed = b->k_transposed;
+      fused.attrs.set("layout", std::string("bshd"));
+      for (size_t k : b->permutes) removed[k] = true;
+    }
+    fused.attrs.set("scale", m->scale);
+    fused.attrs.set("k_transposed", k_transposed);
+    if (m->mask) fused.inputs.push_back(*m->mask);
     for (size_t k : m->nodes) removed[k] = true;
     p.nodes[i] = std::move(fused);
   }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "gpu_emu/emu_test_util.h"
@@ -28,6 +29,9 @@ struct AttentionCase {
   // Mask dims, right-aligned against the scores [batch..., Lq, Lk]; empty: no mask.
   std::vector<int64_t> mask_dims;
   float scale = 0.3f;
+  // q, k, v and out stored with their rows before the last batch dim, [..., L, H, D] for
+  // [..., H, L, D]: the node's layout "bshd".
+  bool bshd = false;
 
   int64_t batch() const {
     int64_t b = 1;
@@ -53,9 +57,45 @@ struct AttentionCase {
     for (int64_t x : mask_dims) n *= x;
     return n;
   }
+  // Element strides along batch_dims, then rows, of an operand with rows x cols per batch item.
+  std::vector<int64_t> strides(int64_t rows, int64_t cols) const {
+    // The stored dims, outermost first, each with the index of its stride in the result.
+    std::vector<std::pair<int64_t, size_t>> stored;
+    for (size_t i = 0; i < batch_dims.size(); ++i) stored.push_back({batch_dims[i], i});
+    stored.push_back({rows, batch_dims.size()});
+    if (bshd) std::swap(stored[stored.size() - 2], stored.back());
+    std::vector<int64_t> out(stored.size());
+    int64_t stride = cols;
+    for (size_t i = stored.size(); i-- > 0;) {
+      out[stored[i].second] = stride;
+      stride *= stored[i].first;
+    }
+    return out;
+  }
+  // What the lowering gives the CPU kernel (engine/lower/attention_shape.h).
+  cpu::AttentionShape shape() const {
+    cpu::AttentionShape s;
+    s.batch_dims = batch_dims;
+    s.q_len = lq, s.kv_len = lk, s.head_dim = d, s.v_dim = dv;
+    s.k_transposed = k_transposed;
+    s.has_mask = !mask_dims.empty();
+    if (s.has_mask) s.mask_strides = mask_strides();
+    s.q_strides = strides(lq, d);
+    s.k_strides = k_transposed ? strides(d, lk) : strides(lk, d);
+    s.v_strides = strides(lk, dv);
+    s.out_strides = strides(lq, dv);
+    return s;
+  }
 };
 
+// The operand's strides along the batch dims into `layout`; its row stride (as the lowering).
+int64_t set_strides(const std::vector<int64_t>& strides, g::Layout& layout) {
+  for (size_t i = 0; i + 1 < strides.size(); ++i) layout.strides[i] = strides[i];
+  return strides.back();
+}
+
 g::AttentionParams params_of(const AttentionCase& c) {
+  const cpu::AttentionShape s = c.shape();
   g::AttentionParams p{};
   p.batch = c.batch();
   p.q_len = c.lq;
@@ -64,17 +104,16 @@ g::AttentionParams params_of(const AttentionCase& c) {
   p.v_dim = c.dv;
   p.scale = c.scale;
   p.k_transposed = c.k_transposed ? 1 : 0;
-  if (!c.mask_dims.empty()) {
-    const std::vector<int64_t> s = c.mask_strides();
-    const size_t br = c.batch_dims.size();
-    p.mask_batch.numel = p.batch;
-    p.mask_batch.rank = static_cast<int32_t>(br);
-    for (size_t i = 0; i < br; ++i) {
-      p.mask_batch.dims[i] = c.batch_dims[i];
-      p.mask_layout.strides[i] = s[i];
-    }
-    p.mask_row_stride = s[br];
-    p.mask_col_stride = s[br + 1];
+  p.batch_shape.numel = p.batch;
+  p.batch_shape.rank = static_cast<int32_t>(c.batch_dims.size());
+  for (size_t i = 0; i < c.batch_dims.size(); ++i) p.batch_shape.dims[i] = c.batch_dims[i];
+  p.q_row_stride = set_strides(s.q_strides, p.q_layout);
+  p.k_row_stride = set_strides(s.k_strides, p.k_layout);
+  p.v_row_stride = set_strides(s.v_strides, p.v_layout);
+  p.out_row_stride = set_strides(s.out_strides, p.out_layout);
+  if (s.has_mask) {
+    p.mask_row_stride = set_strides({s.mask_strides.begin(), s.mask_strides.end() - 1}, p.mask_layout);
+    p.mask_col_stride = s.mask_strides.back();
   }
   return p;
 }
@@ -92,12 +131,7 @@ std::vector<S> run_gpu_attention(const AttentionCase& c, const std::vector<S>& q
 // The CPU kernel's answer (float32 only).
 std::vector<double> cpu_attention(const AttentionCase& c, const std::vector<float>& q, const std::vector<float>& k,
                                   const std::vector<float>& v, const std::vector<float>& mask) {
-  cpu::AttentionShape s;
-  s.batch_dims = c.batch_dims;
-  s.q_len = c.lq, s.kv_len = c.lk, s.head_dim = c.d, s.v_dim = c.dv;
-  s.k_transposed = c.k_transposed;
-  s.has_mask = !mask.empty();
-  if (s.has_mask) s.mask_strides = c.mask_strides();
+  const cpu::AttentionShape s = c.shape();
   const cpu::Attention att(s, c.scale, 1);
   const size_t bytes = (att.scratch_bytes() + 63) / 64 * 64 + 64;
   std::unique_ptr<void, decltype(&std::free)> scratch(std::aligned_alloc(64, bytes), &std::free);
@@ -123,7 +157,7 @@ std::vector<double> reference_attention(const AttentionCase& c, const std::vecto
                  to_double(c.k_transposed ? k[(b * c.d + t) * c.lk + j] : k[(b * c.lk + j) * c.d + t]);
         s[j] = c.scale * dot;
         if (!mask.empty())
-          s[j] += to_double(mask[g::offset_of(b, p.mask_batch, p.mask_layout) + i * p.mask_row_stride +
+          s[j] += to_double(mask[g::offset_of(b, p.batch_shape, p.mask_layout) + i * p.mask_row_stride +
                                  j * p.mask_col_stride]);
         peak = std::max(peak, s[j]);
       }
@@ -158,7 +192,7 @@ void check_float32(const AttentionCase& c, dim3 grid, dim3 block, unsigned seed)
   const std::vector<float> got = run_gpu_attention(c, in.q, in.k, in.v, in.mask, grid, block);
   const std::string what = "attention Lq " + std::to_string(c.lq) + " Lk " + std::to_string(c.lk) + " D " +
                            std::to_string(c.d) + " Dv " + std::to_string(c.dv) + (c.k_transposed ? " kT" : "") +
-                           (in.mask.empty() ? "" : " masked");
+                           (in.mask.empty() ? "" : " masked") + (c.bshd ? " bshd" : "");
   expect_close(got, cpu_attention(c, in.q, in.k, in.v, in.mask), what, Tolerance{2e-6, 2e-5});
 }
 
@@ -176,6 +210,21 @@ TEST(EmulatedAttention, Float32MatchesTheCpuKernelOverShapesAndMasks) {
   check_float32(c, 5, 32, 4);
   c.mask_dims = {5, 1};  // one value per query row
   check_float32(c, 2, 64, 5);
+}
+
+// The heads of [B, S, H, D] tensors read and written in place (layout "bshd"), as the CPU
+// kernel does with the same strides.
+TEST(EmulatedAttention, Float32HeadsInPlace) {
+  AttentionCase c;
+  c.batch_dims = {2, 3};
+  c.lq = 5, c.lk = 7, c.d = 8, c.dv = 4;
+  c.bshd = true;
+  c.mask_dims = {2, 1, 1, 7};
+  check_float32(c, 4, 32, 40);
+  c.k_transposed = true;
+  c.lq = 7;
+  c.mask_dims = {};
+  check_float32(c, 3, 64, 41);
 }
 
 TEST(EmulatedAttention, Float32KeysMoreThanTheBlockAndNoBatch) {

@@ -35,23 +35,26 @@ void emulate_attention(void** args) {
   const auto p = arg<gpu::AttentionParams>(args, 6);
   for (int64_t item = 0; item < p.batch * p.q_len; ++item) {
     const int64_t b = item / p.q_len, i = item % p.q_len;
+    const float* q_row = q + gpu::offset_of(b, p.batch_shape, p.q_layout) + i * p.q_row_stride;
+    const float* kb = k + gpu::offset_of(b, p.batch_shape, p.k_layout);
+    const float* vb = v + gpu::offset_of(b, p.batch_shape, p.v_layout);
+    float* out_row = out + gpu::offset_of(b, p.batch_shape, p.out_layout) + i * p.out_row_stride;
     std::vector<double> s(static_cast<size_t>(p.kv_len));
     double peak = -INFINITY, sum = 0;
     for (int64_t j = 0; j < p.kv_len; ++j) {
       double dot = 0;
       for (int64_t t = 0; t < p.head_dim; ++t)
-        dot += q[item * p.head_dim + t] * (p.k_transposed ? k[(b * p.head_dim + t) * p.kv_len + j]
-                                                          : k[(b * p.kv_len + j) * p.head_dim + t]);
+        dot += q_row[t] * (p.k_transposed ? kb[t * p.k_row_stride + j] : kb[j * p.k_row_stride + t]);
       s[j] = p.scale * dot;
       if (mask)
-        s[j] += mask[gpu::offset_of(b, p.mask_batch, p.mask_layout) + i * p.mask_row_stride + j * p.mask_col_stride];
+        s[j] += mask[gpu::offset_of(b, p.batch_shape, p.mask_layout) + i * p.mask_row_stride + j * p.mask_col_stride];
       peak = std::max(peak, s[j]);
     }
     for (double& x : s) sum += x = std::exp(x - peak);
     for (int64_t c = 0; c < p.v_dim; ++c) {
       double acc = 0;
-      for (int64_t j = 0; j < p.kv_len; ++j) acc += s[j] * v[(b * p.kv_len + j) * p.v_dim + c];
-      out[item * p.v_dim + c] = static_cast<float>(acc / sum);
+      for (int64_t j = 0; j < p.kv_len; ++j) acc += s[j] * vb[j * p.v_row_stride + c];
+      out_row[c] = static_cast<float>(acc / sum);
     }
   }
 }
@@ -120,7 +123,7 @@ TEST_F(GpuTransformerOnFake, AttentionPatternIsOneLaunchWithItsExtentsScaleAndMa
     EXPECT_FLOAT_EQ(p.scale, 0.5f);
     EXPECT_EQ(p.mask_row_stride, 0) << "a mask of [Lk] is the same for every query row";
     EXPECT_EQ(p.mask_col_stride, 1);
-    EXPECT_EQ(p.mask_batch.rank, 1);
+    EXPECT_EQ(p.batch_shape.rank, 1);
     EXPECT_EQ(p.mask_layout.strides[0], 0);
     for (size_t i : {0, 1, 2, 3, 4, 5}) EXPECT_TRUE(in_device_memory(arg<const void*>(args, i))) << "argument " << i;
     emulate_attention(args);
@@ -136,6 +139,62 @@ TEST_F(GpuTransformerOnFake, AttentionPatternIsOneLaunchWithItsExtentsScaleAndMa
   const std::vector<float> y = values_of(*model->execute(inputs)[0]);
   EXPECT_EQ(launches, 1) << "the pattern is one fused node";
   const std::vector<float> want = attention_reference(qv, kv, vv, mv, B, L, L, D, D);
+  ASSERT_EQ(y.size(), want.size());
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5) << i;
+}
+
+// [B, S, H, D] -> [B, H, S, D], or back with `back`.
+std::vector<float> swap_heads(const std::vector<float>& x, int64_t b, int64_t s, int64_t h, int64_t d, bool back) {
+  std::vector<float> y(x.size());
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t j = 0; j < s; ++j)
+      for (int64_t k = 0; k < h; ++k)
+        for (int64_t t = 0; t < d; ++t) {
+          const size_t bshd = static_cast<size_t>(((i * s + j) * h + k) * d + t),
+                       bhsd = static_cast<size_t>(((i * h + k) * s + j) * d + t);
+          (back ? y[bshd] : y[bhsd]) = back ? x[bhsd] : x[bshd];
+        }
+  return y;
+}
+
+// The heads of [B, S, H, D] q, k and v permuted to [B, H, S, D] and the output permuted back,
+// as BERT's exports have them: the permutes go into the node (layout "bshd"), so the one
+// launch is the attention's, reading and writing the heads where they lie.
+TEST_F(GpuTransformerOnFake, AttentionReadsAndWritesHeadsInPlace) {
+  constexpr int64_t B = 2, S = 3, H = 2, D = 4;
+  Graph g("heads");
+  Attrs swap;
+  swap.set("dims", std::vector<int64_t>{0, 2, 1, 3});
+  std::vector<ValueId> heads;
+  for (const char* name : {"q", "k", "v"})
+    heads.push_back(g.add_op("permute", {g.add_input(name, f32_on_gpu({B, S, H, D}))}, swap)[0]);
+  ValueId mask = g.add_input("mask", f32_on_gpu({S}));
+  g.set_outputs({{"y", g.add_op("permute", {attention_graph(g, heads[0], heads[1], heads[2], mask)}, swap)[0]}});
+
+  int launches = 0;
+  fake().on_launch = [&](const std::string& name, void** args) {
+    ASSERT_NE(name.find("attention_rowsIff"), std::string::npos) << name;
+    const auto p = arg<gpu::AttentionParams>(args, 6);
+    EXPECT_EQ(p.batch_shape.rank, 2);
+    EXPECT_EQ(p.q_row_stride, H * D) << "rows of one head are H * D apart";
+    EXPECT_EQ(p.q_layout.strides[1], D) << "heads are D apart";
+    EXPECT_EQ(p.out_row_stride, H * D);
+    EXPECT_EQ(p.k_transposed, 0);
+    emulate_attention(args);
+    ++launches;
+  };
+  Ref<Model> model = compile(g);
+  const std::vector<float> qv = ramp(B * S * H * D, 0.3f), kv = ramp(B * S * H * D, -0.2f, 0.5f),
+                           vv = ramp(B * S * H * D, 1.0f), mv = {0.0f, -1.0f, -10000.0f};
+  std::vector<Ref<Tensor>> inputs;
+  for (const std::vector<float>* x : {&qv, &kv, &vv}) inputs.push_back(host_tensor({B, S, H, D}, *x)->copy(gpu_));
+  inputs.push_back(host_tensor({S}, mv)->copy(gpu_));
+  const std::vector<float> y = values_of(*model->execute(inputs)[0]);
+  EXPECT_EQ(launches, 1) << "no permute launches: they are the node's strides";
+  const std::vector<float> want = swap_heads(
+      attention_reference(swap_heads(qv, B, S, H, D, false), swap_heads(kv, B, S, H, D, false),
+                          swap_heads(vv, B, S, H, D, false), mv, B * H, S, S, D, D),
+      B, S, H, D, true);
   ASSERT_EQ(y.size(), want.size());
   for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5) << i;
 }

@@ -15,12 +15,14 @@ struct AttentionParams {
   i64 kv_len;    // Lk
   i64 head_dim;  // D
   i64 v_dim;     // Dv
-  // Element strides of the mask along Lq and Lk (0 where it broadcasts), and along the batch
-  // dims: mask_batch holds those dims (numel = batch), mask_layout their strides.
-  i64 mask_row_stride;
+  // Where each operand's elements are: batch_shape holds the batch dims (numel = batch), an
+  // operand's Layout its element strides along them, its row stride the one along Lq (q, out,
+  // mask), Lk (k, v) or D (kᵀ). The last dim of q, k, v and out is contiguous; the mask's
+  // has mask_col_stride. The mask's strides are 0 where it broadcasts.
+  Shape batch_shape;
+  Layout q_layout, k_layout, v_layout, out_layout, mask_layout;
+  i64 q_row_stride, k_row_stride, v_row_stride, out_row_stride, mask_row_stride;
   i64 mask_col_stride;
-  Shape mask_batch;
-  Layout mask_layout;
   float scale;
   i32 k_transposed;  // k holds kᵀ, [..., D, Lk]
 };

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "engine/lower/attention_shape.h"
 #include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
@@ -123,36 +124,12 @@ Lowered lower_outer(const LowerContext& ctx) {
   return {[dtype, na, nb](const KernelArgs& a) { cpu::outer(dtype, a.inputs[0], na, a.inputs[1], nb, a.outputs[0]); }};
 }
 
-// attention(q, k, v, mask?) {scale, k_transposed}: see kernels/cpu/attention.h.
+// attention(q, k, v, mask?) {scale, k_transposed, layout?}: see engine/lower/attention_shape.h
+// and kernels/cpu/attention.h.
 Lowered lower_attention(const LowerContext& ctx) {
   for (const Shape& in : ctx.inputs)
     if (in.dtype != DType::kFloat32) ctx.unsupported("dtype ", name_of(in.dtype), " (float32 only)");
-  const Shape& q = ctx.inputs[0];
-  const Shape& k = ctx.inputs[1];
-  const Shape& v = ctx.inputs[2];
-  const size_t rank = q.dims.size();
-  if (rank < 2 || k.dims.size() != rank || v.dims.size() != rank ||
-      !std::equal(q.dims.begin(), q.dims.end() - 2, k.dims.begin()) ||
-      !std::equal(q.dims.begin(), q.dims.end() - 2, v.dims.begin()))
-    fail(Code::kInternal, ctx.op_label(), ": q ", q.to_string(), ", k ", k.to_string(), " and v ", v.to_string(),
-         " do not share their batch dims");
-  cpu::AttentionShape s;
-  s.batch_dims.assign(q.dims.begin(), q.dims.end() - 2);
-  s.k_transposed = ctx.attrs().has("k_transposed") && ctx.attr<bool>("k_transposed");
-  s.q_len = q.dims[rank - 2];
-  s.head_dim = q.dims[rank - 1];
-  s.kv_len = s.k_transposed ? k.dims[rank - 1] : k.dims[rank - 2];
-  s.v_dim = v.dims[rank - 1];
-  if ((s.k_transposed ? k.dims[rank - 2] : k.dims[rank - 1]) != s.head_dim || v.dims[rank - 2] != s.kv_len)
-    fail(Code::kInternal, ctx.op_label(), ": q ", q.to_string(), ", k ", k.to_string(), " and v ", v.to_string(),
-         " do not fit (k_transposed = ", s.k_transposed, ")");
-  s.has_mask = ctx.inputs.size() == 4;
-  if (s.has_mask) {
-    std::vector<int64_t> scores = s.batch_dims;
-    scores.push_back(s.q_len);
-    scores.push_back(s.kv_len);
-    s.mask_strides = broadcast_strides(ctx, ctx.inputs[3], scores, "mask", "the scores");
-  }
+  const cpu::AttentionShape s = attention_shape(ctx);
   const float scale = static_cast<float>(ctx.attr<double>("scale"));
   auto attention = std::make_shared<const cpu::Attention>(s, scale, ctx.num_threads);
   const bool has_mask = s.has_mask;

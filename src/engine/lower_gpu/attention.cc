@@ -1,13 +1,13 @@
 // The fused attention node (compiler/fuse_attention.cc) on a GPU: kernels/cuda/attention.cu,
-// one block per (batch, query row), with the CPU lowering's checks and semantics
-// (engine/lower/linalg.cc, kernels/cpu/attention.h). q, k and v share a float dtype
+// one block per (batch, query row), with the CPU lowering's checks, semantics and strides
+// (engine/lower/attention_shape.h, kernels/cpu/attention.h). q, k and v share a float dtype
 // (float32, float16, bfloat16); the mask is float32 or that dtype and broadcasts to the
 // scores [batch..., Lq, Lk].
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "engine/lower/extents.h"
+#include "engine/lower/attention_shape.h"
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
 #include "engine/lowering.h"
@@ -17,50 +17,39 @@
 namespace maxc {
 namespace {
 
-// q [..., Lq, D], k [..., Lk, D] (kᵀ [..., D, Lk] when k_transposed), v [..., Lk, Dv]; a
-// mismatch is the fusion pass's bug (INTERNAL), as on the CPU.
-gpu::AttentionParams attention_extents(const LowerContext& ctx, bool k_transposed) {
-  const Shape &q = ctx.inputs[0], &k = ctx.inputs[1], &v = ctx.inputs[2];
-  const size_t rank = q.dims.size();
-  if (rank < 2 || k.dims.size() != rank || v.dims.size() != rank ||
-      !std::equal(q.dims.begin(), q.dims.end() - 2, k.dims.begin()) ||
-      !std::equal(q.dims.begin(), q.dims.end() - 2, v.dims.begin()))
-    fail(Code::kInternal, ctx.op_label(), ": q ", q.to_string(), ", k ", k.to_string(), " and v ", v.to_string(),
-         " do not share their batch dims");
-  gpu::AttentionParams p{};
-  p.batch = 1;
-  for (size_t i = 0; i + 2 < rank; ++i) p.batch *= q.dims[i];
-  p.q_len = q.dims[rank - 2];
-  p.head_dim = q.dims[rank - 1];
-  p.kv_len = k_transposed ? k.dims[rank - 1] : k.dims[rank - 2];
-  p.v_dim = v.dims[rank - 1];
-  p.k_transposed = k_transposed ? 1 : 0;
-  if ((k_transposed ? k.dims[rank - 2] : k.dims[rank - 1]) != p.head_dim || v.dims[rank - 2] != p.kv_len)
-    fail(Code::kInternal, ctx.op_label(), ": q ", q.to_string(), ", k ", k.to_string(), " and v ", v.to_string(),
-         " do not fit (k_transposed = ", k_transposed, ")");
-  return p;
+// The operand's strides along the batch dims into `layout`; its row stride.
+int64_t set_strides(const std::vector<int64_t>& strides, gpu::Layout& layout) {
+  const size_t batch_rank = strides.size() - 1;
+  for (size_t i = 0; i < batch_rank; ++i) layout.strides[i] = strides[i];
+  return strides[batch_rank];
 }
 
-// The mask's element strides against the scores [batch..., Lq, Lk], 0 where it broadcasts;
-// into p's batch layout and row and column strides.
-void set_mask_strides(const LowerContext& ctx, gpu::AttentionParams& p) {
-  const Shape& mask = ctx.inputs[3];
-  const Shape& q = ctx.inputs[0];
-  const size_t rank = q.dims.size(), batch_rank = rank - 2;
+// The node's extents and strides (engine/lower/attention_shape.h) as the kernel reads them.
+gpu::AttentionParams attention_params(const LowerContext& ctx) {
+  const cpu::AttentionShape s = attention_shape(ctx);
+  const size_t batch_rank = s.batch_dims.size();
   if (batch_rank > static_cast<size_t>(gpu::kMaxRank))
-    ctx.unsupported("more than ", gpu::kMaxRank, " batch dims (q ", q.to_string(), ")");
-  std::vector<int64_t> target(q.dims.begin(), q.dims.end() - 2);
-  target.push_back(p.q_len);
-  target.push_back(p.kv_len);
-  const std::vector<int64_t> strides = broadcast_strides(ctx, mask, target, "mask", "the scores");
-  p.mask_batch.numel = p.batch;
-  p.mask_batch.rank = static_cast<int32_t>(batch_rank);
-  for (size_t i = 0; i < batch_rank; ++i) {
-    p.mask_batch.dims[i] = target[i];
-    p.mask_layout.strides[i] = strides[i];
+    ctx.unsupported("more than ", gpu::kMaxRank, " batch dims (q ", ctx.inputs[0].to_string(), ")");
+  gpu::AttentionParams p{};
+  p.batch = s.batch();
+  p.q_len = s.q_len;
+  p.kv_len = s.kv_len;
+  p.head_dim = s.head_dim;
+  p.v_dim = s.v_dim;
+  p.k_transposed = s.k_transposed ? 1 : 0;
+  p.batch_shape.numel = p.batch;
+  p.batch_shape.rank = static_cast<int32_t>(batch_rank);
+  std::copy(s.batch_dims.begin(), s.batch_dims.end(), p.batch_shape.dims);
+  p.q_row_stride = set_strides(s.q_strides, p.q_layout);
+  p.k_row_stride = set_strides(s.k_strides, p.k_layout);
+  p.v_row_stride = set_strides(s.v_strides, p.v_layout);
+  p.out_row_stride = set_strides(s.out_strides, p.out_layout);
+  if (s.has_mask) {
+    p.mask_row_stride = set_strides({s.mask_strides.begin(), s.mask_strides.end() - 1}, p.mask_layout);
+    p.mask_col_stride = s.mask_strides.back();
   }
-  p.mask_row_stride = strides[rank - 2];
-  p.mask_col_stride = strides[rank - 1];
+  p.scale = static_cast<float>(ctx.attr<double>("scale"));
+  return p;
 }
 
 std::string attention_instance(const LowerContext& ctx, bool has_mask) {
@@ -72,15 +61,10 @@ std::string attention_instance(const LowerContext& ctx, bool has_mask) {
   return ctx.labeled([&] { return gpu::attention_kernel(d, has_mask ? ctx.inputs[3].dtype : d); });
 }
 
-// attention(q, k, v, mask?) {scale, k_transposed}.
+// attention(q, k, v, mask?) {scale, k_transposed, layout?}.
 Lowered lower_attention(const LowerContext& ctx) {
-  if (ctx.inputs.size() != 3 && ctx.inputs.size() != 4)
-    fail(Code::kInternal, ctx.op_label(), ": ", ctx.inputs.size(), " inputs (q, k, v and an optional mask)");
+  const gpu::AttentionParams params = attention_params(ctx);
   const bool has_mask = ctx.inputs.size() == 4;
-  const bool k_transposed = ctx.attrs().has("k_transposed") && ctx.attr<bool>("k_transposed");
-  gpu::AttentionParams params = attention_extents(ctx, k_transposed);
-  params.scale = static_cast<float>(ctx.attr<double>("scale"));
-  if (has_mask) set_mask_strides(ctx, params);
   const GpuKernel k = load_gpu_kernel(ctx, "attention.cu", attention_instance(ctx, has_mask));
   const int64_t items = params.batch * params.q_len;
   const cuda::LaunchShape launch = gpu_launch_for_rows(items);
