@@ -113,7 +113,28 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvF32,
                                          shape(1, 16, 16, 3, 7, 7, 8, 2, 1, {3, 3, 3, 3}, 1),
                                          // Past kPlainFilterPixels: a blocked filter, reordered per call.
                                          shape(1, 16, 16, 8, 3, 3, 16, 1, 1, {1, 1, 1, 1}, 2),
-                                         shape(2, 12, 10, 6, 3, 3, 6, 1, 2, {2, 2, 2, 2}, 1)));
+                                         shape(2, 12, 10, 6, 3, 3, 6, 1, 2, {2, 2, 2, 2}, 1),
+                                         shape(3, 40, 40, 8, 3, 3, 16, 1, 1, {1, 1, 1, 1}, 1)));
+
+// A residual summed in place, as ResNet's blocks fuse it (compiler/channels_last.cc): NHWC
+// activations, an FCRS filter, a batch of several images, then the ReLU.
+TEST(Conv, ResidualSummedInPlaceBeforeTheRelu) {
+  cpu::Conv2dShape s = shape(3, 40, 40, 16, 1, 1, 32, 1, 1, {0, 0, 0, 0}, 1);
+  const auto x = random_floats(s.in_elements(), 21), f = random_floats(s.filter_elements(), 22),
+             residual = random_floats(s.out_elements(), 23);
+  std::vector<double> want = conv_ref(s, x, f, {});
+  for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0, want[i] + residual[i]);
+  std::vector<float> fcrs(f.size());  // [1, 1, C, F] -> [F, C, 1, 1]
+  for (int64_t c = 0; c < s.in_c; ++c)
+    for (int64_t o = 0; o < s.out_c; ++o) fcrs[o * s.in_c + c] = f[c * s.out_c + o];
+  s.filter_fcrs = true;
+  const cpu::ConvEpilogue e{false, false, /*relu=*/true, /*residual=*/true};
+  const cpu::Conv2d conv(s, DType::kFloat32, false, fcrs.data(), false, e);
+  std::vector<float> out = residual;
+  AlignedScratch scratch(conv.scratch_bytes());
+  conv.run(x.data(), fcrs.data(), nullptr, out.data(), scratch.get(), false, nullptr, nullptr, out.data());
+  expect_near_all(out, want, 1e-5);
+}
 
 TEST(Conv, ChannelsFirstAndFcrsFilter) {
   cpu::Conv2dShape s = shape(2, 6, 5, 4, 3, 2, 6, 1, 1, {1, 0, 1, 1}, 2);
