@@ -8,6 +8,7 @@
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd.h"
 #include "kernels/cpu/softmax_exp.h"
+#include "kernels/cpu/transpose.h"
 
 namespace maxc::cpu {
 namespace {
@@ -42,10 +43,9 @@ MAXC_SIMD_CLONES void scale_row(float* row, float factor, int64_t n) {
   for (int64_t j = 0; j < n; ++j) row[j] *= factor;
 }
 
-// kᵀ of one batch: [Lk, D] rows `ld` apart -> dense [D, Lk].
+// kᵀ of one batch: [Lk, D] rows `ld` apart -> dense [D, Lk], in register-transposed blocks.
 void transpose(const float* k, int64_t rows, int64_t cols, int64_t ld, float* kt) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) kt[j * rows + i] = k[i * ld + j];
+  transpose_plane(k, ld, kt, rows, cols, rows, sizeof(float));
 }
 
 // Row-major [batch_dims..., rows, cols]: the strides along batch_dims, then rows.

@@ -1,4 +1,4 @@
-// AVX2 exp loops for softmax, with a portable fallback (see softmax_exp.h).
+// AVX2 and AVX-512 exp loops for softmax, with a portable fallback (see softmax_exp.h).
 #include "kernels/cpu/softmax_exp.h"
 
 #include <cmath>
@@ -107,12 +107,66 @@ MAXC_TARGET_AVX2 void exp_shifted_accumulate_avx2(const float* x, const float* s
   }
 }
 
+// The same exp in sixteen-float registers where AVX-512 runs (attention's softmax over
+// BERT's 128 keys took 2x its AVX2 time); lane masks replace the blends and the tail's
+// masked moves.
+#define MAXC_TARGET_AVX512 __attribute__((target("avx512f")))
+
+MAXC_TARGET_AVX512 inline __m512 exp512(__m512 x) {
+  const __m512 kMin = _mm512_set1_ps(-87.3365447f), kMax = _mm512_set1_ps(88.7228394f);
+  const __mmask16 below = _mm512_cmp_ps_mask(x, kMin, _CMP_LT_OQ);  // e^0 computed, 0 stored
+  const __m512 xc = _mm512_maskz_mov_ps(static_cast<__mmask16>(~below), _mm512_min_ps(_mm512_max_ps(x, kMin), kMax));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), xc);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  const __m512 e = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  const __m512i ni = _mm512_cvtps_epi32(n);
+  const __m512i half = _mm512_srai_epi32(ni, 1);
+  const __m512i bias = _mm512_set1_epi32(127);
+  const __m512 scale_a = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(half, bias), 23));
+  const __m512 scale_b = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(ni, half), bias), 23));
+  __m512 result = _mm512_maskz_mov_ps(static_cast<__mmask16>(~below), _mm512_mul_ps(_mm512_mul_ps(e, scale_a), scale_b));
+  result = _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, kMax, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
+  return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+MAXC_TARGET_AVX512 float exp_shifted_sum_avx512(const float* x, float shift, float* y, int64_t n) {
+  const __m512 s = _mm512_set1_ps(shift);
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+    const __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+    if (y) {
+      _mm512_storeu_ps(y + i, e0);
+      _mm512_storeu_ps(y + i + 16, e1);
+    }
+    acc0 = _mm512_add_ps(acc0, e0);
+    acc1 = _mm512_add_ps(acc1, e1);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 mask = n - i >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 e = _mm512_maskz_mov_ps(mask, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, x + i), s)));
+    if (y) _mm512_mask_storeu_ps(y + i, mask, e);
+    acc0 = _mm512_add_ps(acc0, e);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+}
+
 #endif
 
 }  // namespace
 
 float exp_shifted_sum(const float* x, float shift, float* y, int64_t n) {
 #if MAXC_HAVE_AVX2
+  if (cpu_has_avx512()) return exp_shifted_sum_avx512(x, shift, y, n);
   if (cpu_has_avx2()) return exp_shifted_sum_avx2(x, shift, y, n);
 #endif
   return exp_shifted_sum_portable(x, shift, y, n);
