@@ -30,38 +30,12 @@ MAXC_SIMD_CLONES void gemm_small_avx2(int64_t m, int64_t n, int64_t k, float alp
 // Where AVX-512 runs, tiles of Rows x 32 results in 2 * Rows sixteen-float registers (of 32):
 // twice the AVX2 tile's width and more rows per loaded b. Attention's two products at BERT's
 // shapes ([32, 64] @ [64, 128] and [32, 128] @ [128, 64]) took half their AVX2 time.
-typedef float V16 __attribute__((vector_size(64)));
-
-[[gnu::always_inline]] inline V16 load16(const float* p) {
-  V16 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-
-[[gnu::always_inline]] inline void store16(float* p, V16 v) { __builtin_memcpy(p, &v, sizeof v); }
-
 constexpr int kWideRows = 8, kWideCols = 32;
 
 template <int Rows>
 [[gnu::always_inline]] inline void wide_tile(int64_t k, float alpha, const float* a, int64_t lda, const float* b,
                                              int64_t ldb, bool accumulate, float* c, int64_t ldc) {
-  V16 acc[Rows][2] = {};
-  for (int64_t p = 0; p < k; ++p) {
-    const V16 b0 = load16(b + p * ldb), b1 = load16(b + p * ldb + 16);
-#pragma GCC unroll 8
-    for (int r = 0; r < Rows; ++r) {
-      const float x = a[r * lda + p];
-      acc[r][0] += x * b0;
-      acc[r][1] += x * b1;
-    }
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < Rows; ++r) {
-    float* out = c + r * ldc;
-    const V16 lo = acc[r][0] * alpha, hi = acc[r][1] * alpha;
-    store16(out, accumulate ? lo + load16(out) : lo);
-    store16(out + 16, accumulate ? hi + load16(out + 16) : hi);
-  }
+  gemm_tile<Rows, V16>(k, alpha, a, lda, b, ldb, accumulate, c, ldc, kWideCols);
 }
 
 __attribute__((target("avx512f,avx512vl,fma"))) void gemm_small_avx512(int64_t m, int64_t n, int64_t k, float alpha,

@@ -1,7 +1,8 @@
 // The register tile both float32 GEMMs are built from (gemm_small, gemm_packed): Rows x 16
 // results kept in 2 * Rows eight-float accumulators while k is walked. With six rows that is
 // 12 accumulators, two rows of b and a broadcast: 15 of the 16 AVX registers, and 12 FMAs
-// per 8 loads keep the FMA units, not the loads, busy. Include only from .cc files of
+// per 8 loads keep the FMA units, not the loads, busy. In sixteen-float vectors (V16, for
+// AVX-512's 32 registers) the same tile is Rows x 32. Include only from .cc files of
 // kernels/cpu; always inlined, so each SIMD clone of the caller compiles it for its own
 // instruction set.
 #pragma once
@@ -16,34 +17,35 @@ namespace maxc::cpu {
 inline constexpr int kTileRows = 6;
 inline constexpr int kTileCols = 16;
 
-// c[Rows, cols] (=|+=) alpha * a[Rows, k] @ b[k, 16], rows of a, b and c lda, ldb and ldc
-// floats apart; += when `accumulate`. Only the first `cols` (<= 16) columns are stored, but
-// b's 16 are read.
-template <int Rows>
+// c[Rows, cols] (=|+=) alpha * a[Rows, k] @ b[k, 2 * lanes of V] (16 columns in V8, 32 in
+// V16 where AVX-512 runs), rows of a, b and c lda, ldb and ldc floats apart; += when
+// `accumulate`. Only the first `cols` columns are stored, but all of b's are read.
+template <int Rows, typename V = V8>
 [[gnu::always_inline]] inline void gemm_tile(int64_t k, float alpha, const float* a, int64_t lda, const float* b,
                                              int64_t ldb, bool accumulate, float* c, int64_t ldc, int64_t cols) {
-  V8 acc[Rows][2] = {};
+  constexpr int lanes = sizeof(V) / sizeof(float);
+  V acc[Rows][2] = {};
   for (int64_t p = 0; p < k; ++p) {
-    const V8 b0 = load8(b + p * ldb), b1 = load8(b + p * ldb + 8);
+    const V b0 = load_vec<V>(b + p * ldb), b1 = load_vec<V>(b + p * ldb + lanes);
     // Unrolled, so the accumulators live in registers, not in an array on the stack.
-#pragma GCC unroll 6
+#pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r) {
       const float x = a[r * lda + p];
       acc[r][0] += x * b0;
       acc[r][1] += x * b1;
     }
   }
-#pragma GCC unroll 6
+#pragma GCC unroll 8
   for (int r = 0; r < Rows; ++r) {
     float* out = c + r * ldc;
-    const V8 lo = acc[r][0] * alpha, hi = acc[r][1] * alpha;
-    if (cols == kTileCols) {
-      store8(out, accumulate ? lo + load8(out) : lo);
-      store8(out + 8, accumulate ? hi + load8(out + 8) : hi);
+    const V lo = acc[r][0] * alpha, hi = acc[r][1] * alpha;
+    if (cols == 2 * lanes) {
+      store_vec(out, accumulate ? lo + load_vec<V>(out) : lo);
+      store_vec(out + lanes, accumulate ? hi + load_vec<V>(out + lanes) : hi);
     } else {
-      float staged[kTileCols];
-      store8(staged, lo);
-      store8(staged + 8, hi);
+      float staged[2 * lanes];
+      store_vec(staged, lo);
+      store_vec(staged + lanes, hi);
       for (int64_t j = 0; j < cols; ++j) out[j] = staged[j] + (accumulate ? out[j] : 0.f);
     }
   }

@@ -20,4 +20,20 @@ typedef float V8 __attribute__((vector_size(32)));
 
 [[gnu::always_inline]] inline void store8(float* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
 
+// Sixteen floats: AVX-512 registers, in functions compiled for it.
+typedef float V16 __attribute__((vector_size(64)));
+
+// Loads and stores of either width, for kernels written once for both.
+template <typename V>
+[[gnu::always_inline]] inline V load_vec(const float* p) {
+  V v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <typename V>
+[[gnu::always_inline]] inline void store_vec(float* p, V v) {
+  __builtin_memcpy(p, &v, sizeof v);
+}
+
 }  // namespace maxc::cpu
