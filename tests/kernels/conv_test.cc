@@ -16,24 +16,14 @@
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/pool.h"
 
+#include "kernel_test_util.h"
+
 namespace maxc {
 namespace {
 
-std::vector<float> random_floats(int64_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = dist(gen);
-  return v;
-}
+using kernel_test::AlignedScratch;
 
-struct AlignedScratch {
-  explicit AlignedScratch(uint64_t bytes)
-      : raw(static_cast<char*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
-  ~AlignedScratch() { std::free(raw); }
-  void* get() { return raw; }
-  char* raw;
-};
+std::vector<float> random_floats(int64_t n, uint32_t seed) { return kernel_test::random_floats(n, seed, 1.f); }
 
 // ---- conv2d ------------------------------------------------------------------------------------
 

@@ -22,27 +22,15 @@
 #include "kernels/cpu/matmul_outer.h"
 #include "kernels/cpu/matmul_shape.h"
 
+#include "kernel_test_util.h"
+
 namespace maxc {
 namespace {
 
+using kernel_test::AlignedScratch;
+using kernel_test::random_floats;
+
 using cpu::Activation;
-
-std::vector<float> random_floats(int64_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-2.f, 2.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = dist(gen);
-  return v;
-}
-
-// A per-call scratch, 64-byte aligned like the engine's arena.
-struct AlignedScratch {
-  explicit AlignedScratch(uint64_t bytes)
-      : raw(static_cast<char*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
-  ~AlignedScratch() { std::free(raw); }
-  void* get() { return raw; }
-  char* raw;
-};
 
 double activate_ref(double x, Activation a) {
   switch (a) {

@@ -18,6 +18,8 @@
 #include "kernels/cpu/scan.h"
 #include "kernels/cpu/sort.h"
 
+#include "kernel_test_util.h"
+
 namespace maxc {
 namespace {
 
@@ -34,13 +36,7 @@ const std::vector<Split> kSplits = {{1, 1, 1},   {3, 5, 1},  {2, 31, 1}, {2, 32,
                                     {2, 7, 3},   {1, 4, 300}, {3, 1, 5},  {0, 4, 2},   {2, 0, 1},   {5, 2, 257},
                                     {64, 64, 1}, {1, 65, 2}};
 
-std::vector<float> random_floats(int64_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = dist(gen);
-  return v;
-}
+std::vector<float> random_floats(int64_t n, uint32_t seed) { return kernel_test::random_floats(n, seed, 4.f); }
 
 double at(const std::vector<float>& x, const Split& s, int64_t o, int64_t a, int64_t i) {
   return x[static_cast<size_t>((o * s.n + a) * s.inner + i)];
