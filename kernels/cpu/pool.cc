@@ -92,7 +92,7 @@ void max_pool_typed(const Pool2dShape& s, const void* in, void* out) {
   });
 }
 
-// float32 over channels in multiples of 8 (channel blocks, and most CNN widths): each
+// float32 over channels in multiples of 8 (most CNN widths, NHWC): each
 // window reduces in eight-float registers, in the AVX2 clone where the CPU has it, instead
 // of the generic loop's baseline code and per-pixel channel buffer (4-5x faster on
 // ResNet-50's stem pool).

@@ -45,7 +45,7 @@ void register_elementwise_kernels(KernelTable& t);    // unary, binary, comparis
 void register_reduction_kernels(KernelTable& t);      // sum mean max min argmax argmin cumsum top_k argsort
 void register_normalization_kernels(KernelTable& t);  // softmax logsoftmax layer_norm rms_norm add_layer_norm
 void register_linalg_kernels(KernelTable& t);         // matmul outer band_part fused_matmul attention
-void register_conv_kernels(KernelTable& t);           // conv2d fused_conv2d max/avg_pool2d, channel blocks
+void register_conv_kernels(KernelTable& t);           // conv2d fused_conv2d max/avg_pool2d
 void register_shape_kernels(KernelTable& t);          // reshape ... shape_to_tensor, constant-free shape ops
 void register_indexing_kernels(KernelTable& t);       // slice_tensor gather gather_nd scatter scatter_nd, range
 void register_quantized_kernels(KernelTable& t);      // dequantize qmatmul
