@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/copy.h"
 #include "kernels/cpu/gemm_small.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd.h"
@@ -48,22 +49,16 @@ void transpose(const float* k, int64_t rows, int64_t cols, int64_t ld, float* kt
   transpose_plane(k, ld, kt, rows, cols, rows, sizeof(float));
 }
 
-// Row-major [batch_dims..., rows, cols]: the strides along batch_dims, then rows.
-std::vector<int64_t> dense_strides(const std::vector<int64_t>& batch_dims, int64_t rows, int64_t cols) {
-  std::vector<int64_t> strides(batch_dims.size() + 1);
-  int64_t stride = cols;
-  strides.back() = stride;
-  stride *= rows;
-  for (size_t i = batch_dims.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= batch_dims[i];
-  }
-  return strides;
-}
-
+// Row-major [batch_dims..., rows, cols] when `strides` is empty: the strides along
+// batch_dims, then rows.
 void default_to_dense(std::vector<int64_t>& strides, const std::vector<int64_t>& batch_dims, int64_t rows,
                       int64_t cols) {
-  if (strides.empty()) strides = dense_strides(batch_dims, rows, cols);
+  if (!strides.empty()) return;
+  std::vector<int64_t> dims = batch_dims;
+  dims.push_back(rows);
+  dims.push_back(cols);
+  strides = dense_strides(dims);
+  strides.pop_back();
 }
 
 }  // namespace

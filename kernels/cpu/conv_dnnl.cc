@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "base/error.h"
-#include "base/str_cat.h"
 #include "kernels/cpu/dnnl_engine.h"
 #include "kernels/cpu/dnnl_scratch.h"
 
@@ -170,19 +169,12 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
 
 // The blocked layout in full (padded dims, strides, inner blocks): two convolutions that
 // share a filter share its packed copy only when they read the same layout.
-std::string DnnlConv2d::filter_layout() const {
-  const dnnl_memory_desc_t& d = weights_.data;
-  const auto& b = d.format_desc.blocking;
-  std::string key = "onednn filter";
-  for (int i = 0; i < d.ndims; ++i) key += str_cat(" ", d.padded_dims[i], ":", b.strides[i]);
-  for (int i = 0; i < b.inner_nblks; ++i) key += str_cat(" ", b.inner_idxs[i], "x", b.inner_blks[i]);
-  return key;
-}
+std::string DnnlConv2d::filter_layout() const { return "onednn filter " + layout_key(weights_); }
 
 void DnnlConv2d::pack_filter(const void* filter, void* packed) const {
   std::vector<uint8_t> pad(reorder_scratchpad_.get_size());
   try {
-    reorder(reorder_, reorder_scratchpad_, dnnl::memory(user_weights_, dnnl_engine(), const_cast<void*>(filter)),
+    run_reorder(reorder_, reorder_scratchpad_, dnnl::memory(user_weights_, dnnl_engine(), const_cast<void*>(filter)),
             dnnl::memory(weights_, dnnl_engine(), packed), pad.data());
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "packing a convolution filter", err);
@@ -197,15 +189,6 @@ void DnnlConv2d::pack_constant_filter(const void* filter) {
   pack_filter(filter, packed);
 }
 
-void DnnlConv2d::reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory& from,
-                         const dnnl::memory& to, void* scratchpad) const {
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-  if (pad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(pad, dnnl_engine(), scratchpad));
-  dnnl::stream& stream = dnnl_stream();
-  r.execute(stream, args);
-  stream.wait();
-}
-
 void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch,
                      bool filter_packed, const float* scale, const float* shift, const float* residual) const {
   try {
@@ -216,13 +199,13 @@ void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* 
       weights = packed_filter_.get();
     } else if (needs_reorder_ && !filter_packed) {
       weights = ScratchLayout::at<void>(scratch, filter_at_);
-      reorder(reorder_, reorder_scratchpad_, dnnl::memory(user_weights_, engine, const_cast<void*>(filter)),
+      run_reorder(reorder_, reorder_scratchpad_, dnnl::memory(user_weights_, engine, const_cast<void*>(filter)),
               dnnl::memory(weights_, engine, weights), ScratchLayout::at<void>(scratch, reorder_pad_at_));
     }
     void* src = const_cast<void*>(x);
     if (src_blocked_) {
       src = ScratchLayout::at<void>(scratch, src_at_);
-      reorder(src_reorder_, src_reorder_pad_, dnnl::memory(user_src_, engine, const_cast<void*>(x)),
+      run_reorder(src_reorder_, src_reorder_pad_, dnnl::memory(user_src_, engine, const_cast<void*>(x)),
               dnnl::memory(src_, engine, src), ScratchLayout::at<void>(scratch, src_pad_at_));
     }
     void* dst = dst_blocked_ ? ScratchLayout::at<void>(scratch, dst_at_) : out;
@@ -248,7 +231,7 @@ void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* 
     primitive_.execute(stream, args);
     stream.wait();
     if (dst_blocked_)
-      reorder(dst_reorder_, dst_reorder_pad_, dnnl::memory(dst_, engine, dst), dnnl::memory(user_dst_, engine, out),
+      run_reorder(dst_reorder_, dst_reorder_pad_, dnnl::memory(dst_, engine, dst), dnnl::memory(user_dst_, engine, out),
               ScratchLayout::at<void>(scratch, dst_pad_at_));
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "running a oneDNN convolution (" + implementation_ + ")", err);

@@ -59,8 +59,6 @@ class DnnlConv2d {
 
  private:
   void pack_constant_filter(const void* filter);
-  void reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory& from, const dnnl::memory& to,
-               void* scratchpad) const;
 
   dnnl::memory::desc src_, user_weights_, weights_, bias_, dst_, scratchpad_;
   dnnl::memory::desc user_src_, user_dst_;  // the caller's, when src_/dst_ are blocked

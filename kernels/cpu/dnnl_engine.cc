@@ -1,6 +1,7 @@
 #include "kernels/cpu/dnnl_engine.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "base/str_cat.h"
 
@@ -47,6 +48,15 @@ std::string layout_key(const dnnl::memory::desc& d) {
   for (int i = 0; i < c.ndims; ++i) key += str_cat(i ? " " : "", c.padded_dims[i], ":", b.strides[i]);
   for (int i = 0; i < b.inner_nblks; ++i) key += str_cat(" ", b.inner_idxs[i], "x", b.inner_blks[i]);
   return key;
+}
+
+void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory& from,
+                 const dnnl::memory& to, void* scratchpad) {
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  if (pad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(pad, dnnl_engine(), scratchpad));
+  dnnl::stream& stream = dnnl_stream();
+  r.execute(stream, args);
+  stream.wait();
 }
 
 void fail_dnnl(Code code, std::string_view what, const dnnl::error& e) {

@@ -35,6 +35,11 @@ dnnl::memory::desc dense_desc(const dnnl::memory::dims& dims, dnnl::memory::data
 // share a weight's packed copy only when they read the same layout.
 std::string layout_key(const dnnl::memory::desc& d);
 
+// Runs reorder `r` from `from` to `to` on the calling thread's stream, with its scratchpad
+// (`pad`) in `scratchpad` when it needs one; waits for it.
+void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory& from,
+                 const dnnl::memory& to, void* scratchpad);
+
 // Rethrows a oneDNN error as ours, saying what we were doing.
 [[noreturn]] void fail_dnnl(Code code, std::string_view what, const dnnl::error& e);
 

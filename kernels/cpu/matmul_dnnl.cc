@@ -115,15 +115,8 @@ void DnnlMatmul::pack_rhs(const void* rhs, void* packed) const {
   if (!pack_) fail(Code::kInternal, "packing the rhs of a matmul that reads it plain");
   std::vector<uint8_t> pad(pack_scratchpad_.get_size());
   try {
-    const dnnl::engine& engine = dnnl_engine();
-    dnnl::stream& stream = dnnl_stream();
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_FROM, dnnl::memory(user_weights_, engine, const_cast<void*>(rhs))},
-        {DNNL_ARG_TO, dnnl::memory(weights_, engine, packed)},
-    };
-    if (!pad.empty()) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(pack_scratchpad_, engine, pad.data()));
-    pack_.execute(stream, args);
-    stream.wait();
+    run_reorder(pack_, pack_scratchpad_, dnnl::memory(user_weights_, dnnl_engine(), const_cast<void*>(rhs)),
+                dnnl::memory(weights_, dnnl_engine(), packed), pad.data());
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "packing a matmul's rhs", err);
   }

@@ -61,12 +61,6 @@ bool is_nchw_conv(const Program& p, const Node& n) {
   return layout && *layout == "NCHW" && is_float32_rank4(p.types[n.inputs[0]]);
 }
 
-bool is_permute(const Node& n, const std::vector<int64_t>& dims) {
-  const AttrValue* v = n.attrs.find("dims");
-  const auto* d = v ? std::get_if<std::vector<int64_t>>(v) : nullptr;
-  return n.op == "permute" && n.steps.empty() && n.inputs.size() == 1 && d && *d == dims;
-}
-
 bool is_scalar(const TensorType& t) {
   const Dim count = t.num_elements();
   return count.is_static() && count.static_value() == 1;
@@ -109,9 +103,9 @@ class ChannelsLast {
   // else it is the value's NHWC form.
   void note_permute(const Node& n) {
     const ValueId x = n.inputs.empty() ? 0 : n.inputs[0];
-    if (is_permute(n, kToNchw) && is_float32_rank4(p_.types[x])) {
+    if (is_permute(p_, n, kToNchw) && is_float32_rank4(p_.types[x])) {
       nhwc_.emplace(n.outputs[0], x);
-    } else if (is_permute(n, kToNhwc) && is_float32_rank4(p_.types[x])) {
+    } else if (is_permute(p_, n, kToNhwc) && is_float32_rank4(p_.types[x])) {
       if (auto it = nhwc_.find(x); it != nhwc_.end()) same_as_.emplace(n.outputs[0], it->second);
       else nhwc_.emplace(x, n.outputs[0]);
     }

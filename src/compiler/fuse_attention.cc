@@ -95,7 +95,7 @@ class Matcher {
       b.k_transposed = false;
     }
     const int64_t back = uses_[out] == 1 ? reader_[out] : -1;
-    if (q < 0 || k < 0 || v < 0 || back < 0 || !is_permute(p_.nodes[static_cast<size_t>(back)], kSwap))
+    if (q < 0 || k < 0 || v < 0 || back < 0 || !is_permute(p_, p_.nodes[static_cast<size_t>(back)], kSwap))
       return std::nullopt;
     b.q = p_.nodes[static_cast<size_t>(q)].inputs[0];
     b.k = p_.nodes[static_cast<size_t>(k)].inputs[0];
@@ -118,20 +118,8 @@ class Matcher {
   // The index of the permute by `dims` producing v, when nothing but the pattern reads v; else -1.
   int64_t sole_permute(ValueId v, const std::vector<int64_t>& dims) const {
     const int64_t n = producer_[v];
-    if (uses_[v] != 1 || n < 0 || !is_permute(p_.nodes[static_cast<size_t>(n)], dims)) return -1;
+    if (uses_[v] != 1 || n < 0 || !is_permute(p_, p_.nodes[static_cast<size_t>(n)], dims)) return -1;
     return n;
-  }
-
-  // A permute by `dims` (negative entries counting from the end) of one value.
-  bool is_permute(const Node& n, const std::vector<int64_t>& dims) const {
-    if (n.op != "permute" || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
-    const AttrValue* a = n.attrs.find("dims");
-    const auto* got = a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
-    const int64_t rank = p_.types[n.inputs[0]].rank();
-    if (!got || got->size() != dims.size() || rank != static_cast<int64_t>(dims.size())) return false;
-    for (size_t i = 0; i < dims.size(); ++i)
-      if (((*got)[i] < 0 ? (*got)[i] + rank : (*got)[i]) != dims[i]) return false;
-    return true;
   }
 
   bool is_last_axis_softmax(const Node& softmax) const {

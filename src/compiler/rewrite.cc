@@ -33,6 +33,17 @@ const std::string* string_attr(const Node& n, std::string_view name) {
   return v ? std::get_if<std::string>(v) : nullptr;
 }
 
+bool is_permute(const Program& p, const Node& n, const std::vector<int64_t>& dims) {
+  if (n.op != "permute" || !n.steps.empty() || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+  const AttrValue* a = n.attrs.find("dims");
+  const auto* got = a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
+  const int64_t rank = p.types[n.inputs[0]].rank();
+  if (!got || got->size() != dims.size() || rank != static_cast<int64_t>(dims.size())) return false;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (((*got)[i] < 0 ? (*got)[i] + rank : (*got)[i]) != dims[i]) return false;
+  return true;
+}
+
 std::vector<ValueId> identity_map(const Program& p) {
   std::vector<ValueId> map(p.types.size());
   std::iota(map.begin(), map.end(), ValueId{0});

@@ -19,6 +19,10 @@ void erase_nodes(Program& p, const std::vector<bool>& removed);
 // The node's string attribute `name`, or nullptr when it has none (or one of another kind).
 const std::string* string_attr(const Node& n, std::string_view name);
 
+// Whether n is a permute of one value by `dims` (its own negative entries counting from the
+// end), of a value of that rank.
+bool is_permute(const Program& p, const Node& n, const std::vector<int64_t>& dims);
+
 // Whether a node `op` with that many inputs is elementwise, a registry op fuse_elementwise
 // may fuse (max and min with one input are reductions). Defined in fuse_elementwise.cc.
 bool is_elementwise_op(std::string_view op, size_t num_inputs);

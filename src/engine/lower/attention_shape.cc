@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/lower/extents.h"
+#include "kernels/cpu/copy.h"
 
 namespace maxc {
 namespace {
@@ -20,12 +21,7 @@ struct OperandView {
 // for [..., H, L, D]: the heads of a projection, read where they lie.
 OperandView view_of(const LowerContext& ctx, const Shape& stored, bool bshd, const char* name) {
   const size_t rank = stored.dims.size();
-  OperandView v{stored.dims, std::vector<int64_t>(rank)};
-  int64_t stride = 1;
-  for (size_t i = rank; i-- > 0;) {
-    v.strides[i] = stride;
-    stride *= stored.dims[i];
-  }
+  OperandView v{stored.dims, cpu::dense_strides(stored.dims)};
   if (!bshd) return v;
   if (rank < 3)
     fail(Code::kInternal, ctx.op_label(), ": layout \"bshd\" needs rank 3 or more, ", name, " is ", stored.to_string());
