@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "driver/device.h"
+#include "engine/batch_loop.h"
 #include "engine/memory_plan.h"
 #include "kernels/cpu/parallel.h"
 
@@ -72,7 +73,10 @@ class PlanBuilder {
     root_.resize(n);
     for (ValueId v = 0; v < n; ++v) root_[v] = v;
     place_leaves();
+    for (const Node& node : p_.nodes) shape_outputs(node);
+    if (plan_->device->is_host()) batch_loops_ = find_batch_loops(p_, plan_->shapes);
     for (size_t k = 0; k < p_.nodes.size(); ++k) lower(k);
+    make_step_loops();
     place_outputs();
     place_in_arena();
     return std::move(plan_);
@@ -96,33 +100,45 @@ class PlanBuilder {
     plan_->homes[v] = {kind, static_cast<uint32_t>(index), 0};
   }
 
-  void shape_steps(const Node& n) {
-    for (const Node& s : n.steps) {
-      for (ValueId v : s.outputs) shape(v);
-      shape_steps(s);
-    }
+  // The node's outputs and its fused steps' values.
+  void shape_outputs(const Node& n) {
+    for (ValueId v : n.outputs) shape(v);
+    for (const Node& s : n.steps) shape_outputs(s);
+  }
+
+  // The batch loop node k is in, or null.
+  const BatchLoop* batch_loop_of(size_t k) const {
+    for (const BatchLoop& l : batch_loops_)
+      if (k >= l.first && k < l.end) return &l;
+    return nullptr;
   }
 
   void lower(size_t k) {
     const Node& node = p_.nodes[k];
-    for (ValueId v : node.outputs) shape(v);
-    shape_steps(node);
+    // In a batch loop the kernel is made for one slice of the batch (engine/batch_loop.h).
+    const BatchLoop* loop = batch_loop_of(k);
+    const std::vector<bool> cut = loop ? batch_cut_inputs(node, plan_->shapes, loop->batch) : std::vector<bool>{};
+    const size_t rank = node.outputs.empty() ? 0 : plan_->shapes[node.outputs[0]].dims.size();
+    auto shape_in_loop = [this, loop, rank](ValueId v) {
+      return loop ? batch_slice_of(plan_->shapes.at(v), rank, loop->batch, loop->slice) : plan_->shapes.at(v);
+    };
     std::vector<Shape> ins, outs;
     std::vector<const Constant*> consts;
     std::vector<int32_t> weights;
-    for (ValueId v : node.inputs) {
-      ins.push_back(plan_->shapes[v]);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId v = node.inputs[i];
+      ins.push_back(loop && cut[i] ? shape_in_loop(v) : plan_->shapes[v]);
       auto it = constant_of_.find(v);
       consts.push_back(it == constant_of_.end() ? nullptr : it->second);
       const Home& home = plan_->homes[root_[v]];
       weights.push_back(home.kind == Home::Kind::kWeight ? static_cast<int32_t>(home.index) : -1);
     }
-    for (ValueId v : node.outputs) outs.push_back(plan_->shapes[v]);
+    for (ValueId v : node.outputs) outs.push_back(shape_in_loop(v));
     const LowerFn* fn = table_.find(node.op);
     if (!fn)
       fail(Code::kUnimplemented, "op '", node.op, "': the ", plan_->device->is_host() ? "CPU" : "GPU",
            " engine has no kernel for it");
-    LowerContext ctx{node, ins, outs, consts, [this](ValueId v) { return plan_->shapes.at(v); }, num_threads_,
+    LowerContext ctx{node, ins, outs, consts, shape_in_loop, num_threads_,
                      [this](const Dim& d) { return d.is_static() ? d.static_value() : d.evaluate(symbols_); },
                      weights, plan_->device.get()};
     Lowered lowered = (*fn)(ctx);
@@ -132,8 +148,10 @@ class PlanBuilder {
     }
     inplace_.push_back(lowered.inplace_input);
     scratch_.push_back(lowered.scratch_bytes);
+    step_batch_loop_.push_back(loop ? static_cast<int32_t>(loop - batch_loops_.data()) : -1);
+    step_cut_.push_back(cut);
     plan_->steps.push_back(
-        Step{std::move(lowered.run), node.inputs, node.outputs, -1, node.op, -1, 0, std::move(lowered.error)});
+        Step{std::move(lowered.run), node.inputs, node.outputs, -1, node.op, -1, 0, std::move(lowered.error), {}, {}});
     if (!plan_->steps.back().error.empty()) {
       if (plan_->device->is_host())
         fail(Code::kInternal, "op '", node.op, "': a CPU kernel asked for an error word; CPU kernels throw");
@@ -157,6 +175,27 @@ class PlanBuilder {
     step.packed_slot = static_cast<uint32_t>(slot);
   }
 
+  // A StepLoop for the steps of each batch loop (aliases make none).
+  void make_step_loops() {
+    step_loop_.assign(step_batch_loop_.size(), -1);
+    for (size_t k = 0; k < step_batch_loop_.size();) {
+      const int32_t l = step_batch_loop_[k];
+      size_t end = k + 1;
+      while (end < step_batch_loop_.size() && step_batch_loop_[end] == l) ++end;
+      if (l >= 0) {
+        std::fill(step_loop_.begin() + static_cast<int64_t>(k), step_loop_.begin() + static_cast<int64_t>(end),
+                  static_cast<int32_t>(plan_->loops.size()));
+        plan_->loops.push_back({k, end, batch_loops_[static_cast<size_t>(l)].passes()});
+      }
+      k = end;
+    }
+  }
+
+  const StepLoop* loop_of_step(int64_t k) const {
+    const int32_t l = step_loop_[static_cast<size_t>(k)];
+    return l < 0 ? nullptr : &plan_->loops[static_cast<size_t>(l)];
+  }
+
   void place_outputs() {
     plan_->direct_outputs.assign(p_.outputs.size(), false);
     std::vector<bool> produced(p_.types.size(), false);
@@ -174,11 +213,14 @@ class PlanBuilder {
   // kernel allows it and the input dies at that step; one scratch buffer per step that asks.
   void place_in_arena() {
     const int64_t num_steps = static_cast<int64_t>(plan_->steps.size());
-    std::vector<int64_t> last_use(p_.types.size(), -1);
-    for (int64_t k = 0; k < num_steps; ++k)
+    std::vector<int64_t> last_use(p_.types.size(), -1), producer(p_.types.size(), -1);
+    for (int64_t k = 0; k < num_steps; ++k) {
       for (ValueId v : plan_->steps[k].inputs) last_use[root_[v]] = k;
+      for (ValueId v : plan_->steps[k].outputs) producer[v] = k;
+    }
     for (size_t j = 0; j < p_.outputs.size(); ++j)
       if (!plan_->direct_outputs[j]) last_use[root_[p_.outputs[j].value]] = num_steps;
+    place_loop_values(last_use, producer);
 
     std::vector<BufferLife> buffers;
     std::vector<int64_t> buffer_of(p_.types.size(), -1);
@@ -195,7 +237,13 @@ class PlanBuilder {
           continue;
         }
         buffer_of[v] = static_cast<int64_t>(buffers.size());
-        buffers.push_back({plan_->shapes[v].byte_size(), k, life_end});
+        const StepLoop* loop = loop_of_step(k);
+        if (loop && in_slice_[v]) {
+          buffers.push_back({plan_->shapes[v].byte_size() / static_cast<uint64_t>(loop->passes), k, life_end});
+        } else {
+          // Written a slice per pass, from the loop's first step on.
+          buffers.push_back({plan_->shapes[v].byte_size(), loop ? static_cast<int64_t>(loop->first) : k, life_end});
+        }
       }
     }
     std::vector<int64_t> scratch_buffer(num_steps, -1);
@@ -231,7 +279,37 @@ class PlanBuilder {
     for (size_t j = 0; j < step.inputs.size(); ++j)
       if (static_cast<int32_t>(j) != i && root_[step.inputs[j]] == r) return -1;
     if (plan_->shapes[in].byte_size() != plan_->shapes[v].byte_size()) return -1;
+    if (in_slice_[r] != in_slice_[v]) return -1;
     return buffer_of[r];
+  }
+
+  // Batch loops (engine/batch_loop.h): a value a loop reads but made before it is read on
+  // every pass, so it lives to the loop's end; a value a loop makes and only it reads lives in
+  // one slice's buffer (in_slice_), the others whole. Sets every loop step's strides.
+  void place_loop_values(std::vector<int64_t>& last_use, const std::vector<int64_t>& producer) {
+    in_slice_.assign(p_.types.size(), false);
+    for (size_t k = 0; k < plan_->steps.size(); ++k) {
+      const StepLoop* loop = loop_of_step(static_cast<int64_t>(k));
+      if (!loop) continue;
+      for (ValueId v : plan_->steps[k].inputs) {
+        const ValueId r = root_[v];
+        if (producer[r] < static_cast<int64_t>(loop->first))
+          last_use[r] = std::max(last_use[r], static_cast<int64_t>(loop->end) - 1);
+      }
+      for (ValueId v : plan_->steps[k].outputs)
+        in_slice_[v] = plan_->homes[v].kind != Home::Kind::kOutput && last_use[v] < static_cast<int64_t>(loop->end);
+    }
+    for (size_t k = 0; k < plan_->steps.size(); ++k) {
+      const StepLoop* loop = loop_of_step(static_cast<int64_t>(k));
+      if (!loop) continue;
+      Step& step = plan_->steps[k];
+      auto stride = [&](ValueId v) {
+        return in_slice_[root_[v]] ? 0 : plan_->shapes[v].byte_size() / static_cast<uint64_t>(loop->passes);
+      };
+      for (size_t i = 0; i < step.inputs.size(); ++i)
+        step.input_strides.push_back(step_cut_[k][i] ? stride(step.inputs[i]) : 0);
+      for (ValueId v : step.outputs) step.output_strides.push_back(stride(v));
+    }
   }
 
   const Program& p_;
@@ -243,6 +321,11 @@ class PlanBuilder {
   std::map<ValueId, const Constant*> constant_of_;
   std::vector<int32_t> inplace_;
   std::vector<uint64_t> scratch_;
+  std::vector<BatchLoop> batch_loops_;     // by node
+  std::vector<int32_t> step_batch_loop_;   // per step: its node's batch loop, or -1
+  std::vector<std::vector<bool>> step_cut_;  // per step: batch_cut_inputs of its node in a loop
+  std::vector<int32_t> step_loop_;         // per step: its ExecPlan::loops entry, or -1
+  std::vector<bool> in_slice_;             // by ValueId: lives in one slice's buffer
 };
 
 }  // namespace

@@ -34,6 +34,16 @@ struct Step {
   int32_t packed_input = -1;    // this input reads ExecPlan::prepacks[packed_slot] instead
   uint32_t packed_slot = 0;
   std::string error;            // Lowered::error: the step has an error word when not empty
+  // In a StepLoop: the bytes each pass moves input i's (output j's) address on; empty outside.
+  std::vector<uint64_t> input_strides;
+  std::vector<uint64_t> output_strides;
+};
+
+// Steps [first, end) run `passes` times over slices of the batch (engine/batch_loop.h), each
+// pass with its operands moved on by the steps' strides.
+struct StepLoop {
+  size_t first = 0, end = 0;
+  int64_t passes = 1;
 };
 
 // A packed copy of weight `weight` that some step reads (see Prepack in lowering.h).
@@ -74,6 +84,7 @@ struct ExecPlan {
   std::vector<Shape> shapes;  // by ValueId
   std::vector<Home> homes;    // by ValueId
   std::vector<Step> steps;
+  std::vector<StepLoop> loops;  // in step order, disjoint
   std::vector<PrepackSlot> prepacks;
   // Output j is written in place by its producer when direct[j]; otherwise it is copied
   // from its value's home after the steps ran (an input, a weight, an alias, a repeat).

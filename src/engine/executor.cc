@@ -101,18 +101,31 @@ void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& arg
   int32_t* error_words = plan.reports_errors ? workspace.error_words.get() : nullptr;
   if (error_words) plan.device->cuda()->fill_zero(error_words, plan.steps.size() * sizeof(int32_t), stream);
   std::vector<void*> in_ptrs, out_ptrs;
-  for (size_t k = 0; k < plan.steps.size(); ++k) {
+  // Step k in pass `pass` of its loop (0 outside loops).
+  auto run = [&](size_t k, int64_t pass) {
     const Step& step = plan.steps[k];
     in_ptrs.clear();
     out_ptrs.clear();
     for (ValueId v : step.inputs) in_ptrs.push_back(address(plan.homes[v], args, arena, outputs));
     for (ValueId v : step.outputs) out_ptrs.push_back(address(plan.homes[v], args, arena, outputs));
     if (step.packed_input >= 0) in_ptrs[step.packed_input] = const_cast<void*>(args.packed[step.packed_slot]);
+    if (pass > 0) {
+      const auto at = static_cast<uint64_t>(pass);
+      for (size_t i = 0; i < in_ptrs.size(); ++i) in_ptrs[i] = static_cast<uint8_t*>(in_ptrs[i]) + at * step.input_strides[i];
+      for (size_t j = 0; j < out_ptrs.size(); ++j) out_ptrs[j] = static_cast<uint8_t*>(out_ptrs[j]) + at * step.output_strides[j];
+    }
     void* scratch = step.scratch_offset >= 0 ? arena + step.scratch_offset : nullptr;
     int32_t* error_word = error_words && !step.error.empty() ? error_words + k : nullptr;
     run_step(step, KernelArgs{const_cast<const void* const*>(in_ptrs.data()), out_ptrs.data(), scratch, stream, error_word},
              plan);
+  };
+  size_t k = 0;
+  for (const StepLoop& loop : plan.loops) {
+    for (; k < loop.first; ++k) run(k, 0);
+    for (int64_t pass = 0; pass < loop.passes; ++pass)
+      for (k = loop.first; k < loop.end; ++k) run(k, pass);
   }
+  for (; k < plan.steps.size(); ++k) run(k, 0);
   for (size_t j = 0; j < p.outputs.size(); ++j) {
     if (plan.direct_outputs[j]) continue;
     const void* src = address(plan.homes[p.outputs[j].value], args, arena, outputs);
