@@ -10,6 +10,7 @@
 #include "kernels/cpu/simd.h"
 #include "kernels/cpu/softmax_exp.h"
 #include "kernels/cpu/transpose.h"
+#include "kernels/cpu/vec8.h"
 
 namespace maxc::cpu {
 namespace {
@@ -18,25 +19,56 @@ namespace {
 // products.
 constexpr int64_t kBlockRows = 32;
 
-// Adds the mask row (when there is one) and returns the row's largest score, in one pass.
-MAXC_SIMD_CLONES float add_mask_max(float* row, const float* mask, int64_t stride, int64_t n) {
-  float peak = -std::numeric_limits<float>::infinity();
-  if (mask && stride == 1) {
-#pragma omp simd reduction(max : peak)
-    for (int64_t j = 0; j < n; ++j) {
-      row[j] += mask[j];
-      peak = std::max(peak, row[j]);
+// Adds the mask row (contiguous, when there is one) and returns the row's largest score,
+// NaNs aside as std::max(peak, score) leaves them, in one pass. In vectors: GCC may not
+// reorder a float max chain without -ffast-math, and kept scalar it cost 4 cycles a score,
+// 60% of MiniLM's attention.
+template <typename V>
+[[gnu::always_inline]] inline float add_mask_max_in(float* row, const float* mask, int64_t n) {
+  constexpr int64_t kLanes = sizeof(V) / sizeof(float);
+  constexpr float kLowest = -std::numeric_limits<float>::infinity();
+  V m0 = V{} + kLowest, m1 = m0;
+  int64_t j = 0;
+  for (; j + 2 * kLanes <= n; j += 2 * kLanes) {
+    V a = load_vec<V>(row + j), b = load_vec<V>(row + j + kLanes);
+    if (mask) {
+      a += load_vec<V>(mask + j);
+      b += load_vec<V>(mask + j + kLanes);
+      store_vec(row + j, a);
+      store_vec(row + j + kLanes, b);
     }
-  } else if (mask) {
-    for (int64_t j = 0; j < n; ++j) {
-      row[j] += mask[j * stride];
-      peak = std::max(peak, row[j]);
-    }
-  } else {
-#pragma omp simd reduction(max : peak)
-    for (int64_t j = 0; j < n; ++j) peak = std::max(peak, row[j]);
+    m0 = a > m0 ? a : m0;
+    m1 = b > m1 ? b : m1;
+  }
+  float peak = kLowest;
+  for (int64_t l = 0; l < kLanes; ++l) peak = std::max({peak, m0[l], m1[l]});
+  for (; j < n; ++j) {
+    if (mask) row[j] += mask[j];
+    peak = std::max(peak, row[j]);
   }
   return peak;
+}
+
+#if MAXC_HAVE_AVX2
+__attribute__((target("avx512f"))) float add_mask_max_avx512(float* row, const float* mask, int64_t n) {
+  return add_mask_max_in<V16>(row, mask, n);
+}
+MAXC_TARGET_AVX2 float add_mask_max_avx2(float* row, const float* mask, int64_t n) {
+  return add_mask_max_in<V8>(row, mask, n);
+}
+#endif
+
+// The same, for a mask read `stride` floats apart.
+float add_mask_max(float* row, const float* mask, int64_t stride, int64_t n) {
+  if (mask && stride != 1) {
+    for (int64_t j = 0; j < n; ++j) row[j] += mask[j * stride];
+    mask = nullptr;
+  }
+#if MAXC_HAVE_AVX2
+  if (cpu_has_avx512()) return add_mask_max_avx512(row, mask, n);
+  if (cpu_has_avx2()) return add_mask_max_avx2(row, mask, n);
+#endif
+  return add_mask_max_in<V8>(row, mask, n);
 }
 
 MAXC_SIMD_CLONES void scale_row(float* row, float factor, int64_t n) {

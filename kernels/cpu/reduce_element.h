@@ -10,16 +10,8 @@
 
 #include "base/dtype.h"
 #include "kernels/cpu/half.h"
+#include "kernels/cpu/simd.h"
 
-// Helpers called from the MAXC_SIMD_CLONES kernels are forced inline: a call that stays a
-// call runs the helper's baseline (SSE2) code instead of the clone's AVX2 code.
-#if defined(__GNUC__)
-#define MAXC_KERNEL_INLINE inline __attribute__((always_inline))
-#define MAXC_LAMBDA_INLINE __attribute__((always_inline))
-#else
-#define MAXC_KERNEL_INLINE inline
-#define MAXC_LAMBDA_INLINE
-#endif
 
 namespace maxc::cpu {
 
