@@ -75,6 +75,13 @@ const char* require_storage(DType d, const char* what) {
   return name;
 }
 
+const char* require_cast_storage(DType d, const char* what) {
+  const char* name = cast_storage_type_name(d);
+  if (!name)
+    fail(Code::kUnimplemented, what, ": the GPU cast kernel does not handle ", dtype_name(d) ? dtype_name(d) : "?");
+  return name;
+}
+
 const char* require_word(DType d, const char* what) {
   const char* name = word_type_name(d);
   if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not move ", dtype_name(d) ? dtype_name(d) : "?");
@@ -100,6 +107,25 @@ constexpr DType kBitwiseTypes[] = {DType::kBool, DType::kUInt8, DType::kInt32, D
 constexpr DType kWords[] = {DType::kUInt8, DType::kUInt16, DType::kFloat32, DType::kInt64};  // 1, 2, 4, 8 bytes
 constexpr DType kCastTypes[] = {DType::kBool,    DType::kUInt8,    DType::kInt8,    DType::kInt32, DType::kInt64,
                                 DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
+constexpr DType kFloat8s[] = {DType::kFloat8E4M3Fn, DType::kFloat8E4M3Fnuz, DType::kFloat8E5M2,
+                              DType::kFloat8E5M2Fnuz};
+
+// Every pair of distinct cast dtypes, float8 to and from each of them and each other.
+KernelFamily cast_family() {
+  KernelFamily f{"cast.cu", {}};
+  for (DType in : kCastTypes)
+    for (DType out : kCastTypes)
+      if (in != out) f.instances.push_back(cast_kernel(in, out));
+  for (DType f8 : kFloat8s) {
+    for (DType other : kCastTypes) {
+      f.instances.push_back(cast_kernel(other, f8));
+      f.instances.push_back(cast_kernel(f8, other));
+    }
+    for (DType out : kFloat8s)
+      if (out != f8) f.instances.push_back(cast_kernel(f8, out));
+  }
+  return f;
+}
 
 KernelFamily elementwise_family() {
   using enum ElemOp;
@@ -147,6 +173,16 @@ const char* storage_type_name(DType d) {
   }
 }
 
+const char* cast_storage_type_name(DType d) {
+  switch (d) {
+    case DType::kFloat8E4M3Fn: return "maxc::gpu::float8_e4m3fn";
+    case DType::kFloat8E4M3Fnuz: return "maxc::gpu::float8_e4m3fnuz";
+    case DType::kFloat8E5M2: return "maxc::gpu::float8_e5m2";
+    case DType::kFloat8E5M2Fnuz: return "maxc::gpu::float8_e5m2fnuz";
+    default: return storage_type_name(d);
+  }
+}
+
 const char* word_type_name(DType d) {
   switch (dtype_size_in_bits(d)) {
     case 8: return "unsigned char";
@@ -188,7 +224,8 @@ std::string binary_kernel(ElemOp op, DType in, DType out) {
 std::string where_kernel(DType d) { return str_cat("maxc::gpu::where<", require_word(d, "where"), ">"); }
 
 std::string cast_kernel(DType in, DType out) {
-  return str_cat("maxc::gpu::cast<", require_storage(in, "cast input"), ", ", require_storage(out, "cast output"), ">");
+  return str_cat("maxc::gpu::cast<", require_cast_storage(in, "cast input"), ", ",
+                 require_cast_storage(out, "cast output"), ">");
 }
 
 std::string fill_kernel(DType d) { return str_cat("maxc::gpu::fill<", require_word(d, "fill"), ">"); }
@@ -352,11 +389,7 @@ std::vector<KernelFamily> kernel_catalog() {
   std::vector<KernelFamily> catalog;
   catalog.push_back(elementwise_family());
 
-  KernelFamily cast{"cast.cu", {}};
-  for (DType in : kCastTypes)
-    for (DType out : kCastTypes)
-      if (in != out) cast.instances.push_back(cast_kernel(in, out));
-  catalog.push_back(cast);
+  catalog.push_back(cast_family());
 
   KernelFamily fill{"fill.cu", {}}, transpose{"transpose.cu", {}}, gather{"gather.cu", {}};
   for (DType d : kWords) {

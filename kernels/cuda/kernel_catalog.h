@@ -26,6 +26,10 @@ namespace maxc::gpu {
 // The kernels' storage type of a dtype ("float", "maxc::gpu::half", "maxc::gpu::bool8");
 // nullptr for the dtypes they do not handle (float8, float4).
 const char* storage_type_name(DType dtype);
+// The storage type a cast reads or writes: storage_type_name's, and the float8 types
+// ("maxc::gpu::float8_e5m2"), which only casts handle; nullptr for float4, whose two
+// elements per byte the one-element-per-thread cast cannot write.
+const char* cast_storage_type_name(DType dtype);
 // The raw word moved for a dtype by the dtype-blind kernels (copies, gather, fill, where):
 // "unsigned char" .. "unsigned long long"; nullptr for sub-byte dtypes.
 const char* word_type_name(DType dtype);
@@ -38,6 +42,7 @@ std::string elementwise_op_name(cpu::ElemOp op, DType dtype);
 std::string unary_kernel(cpu::ElemOp op, DType in, DType out);
 std::string binary_kernel(cpu::ElemOp op, DType in, DType out);
 std::string where_kernel(DType dtype);
+// cast.cu's cast<In, Out> (a float8 on either side, or both).
 std::string cast_kernel(DType in, DType out);
 std::string fill_kernel(DType dtype);
 std::string copy_strided_kernel(DType dtype);

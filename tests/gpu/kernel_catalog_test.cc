@@ -10,6 +10,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "driver/test_util.h"
 #include "kernels/cuda/kernel_sources.h"
@@ -18,6 +20,12 @@ namespace maxc::testing {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::vector<std::string> catalog_casts() {
+  for (const gpu::KernelFamily& f : gpu::kernel_catalog())
+    if (f.source == "cast.cu") return f.instances;
+  return {};
+}
 
 #ifdef MAX_C_SOURCE_DIR
 TEST(KernelSources, EmbeddedSourcesAreTheFilesOnDisk) {
@@ -82,6 +90,10 @@ TEST(KernelCatalog, InstanceSpellings) {
             "maxc::gpu::binary<maxc::gpu::op::Less, maxc::gpu::bfloat16, maxc::gpu::bool8>");
   EXPECT_EQ(gpu::where_kernel(DType::kFloat16), "maxc::gpu::where<unsigned short>");
   EXPECT_EQ(gpu::cast_kernel(DType::kFloat64, DType::kInt8), "maxc::gpu::cast<double, signed char>");
+  EXPECT_EQ(gpu::cast_kernel(DType::kFloat32, DType::kFloat8E4M3Fn),
+            "maxc::gpu::cast<float, maxc::gpu::float8_e4m3fn>");
+  EXPECT_EQ(gpu::cast_kernel(DType::kFloat8E5M2Fnuz, DType::kFloat16),
+            "maxc::gpu::cast<maxc::gpu::float8_e5m2fnuz, maxc::gpu::half>");
   EXPECT_EQ(gpu::gather_kernel(DType::kFloat32, DType::kInt64), "maxc::gpu::gather<unsigned int, long long>");
   EXPECT_EQ(gpu::reduce_kernel(gpu::Reduction::kMean, DType::kFloat32, false),
             "maxc::gpu::reduce_columns<maxc::gpu::Mean<float>, float>");
@@ -91,10 +103,29 @@ TEST(KernelCatalog, InstanceSpellings) {
   EXPECT_EQ(gpu::fill_kernel(DType::kBool), "maxc::gpu::fill<unsigned char>");
 }
 
+TEST(KernelCatalog, CastsCoverFloat8BothWays) {
+  const std::vector<std::string> casts = catalog_casts();
+  const std::set<std::string> have(casts.begin(), casts.end());
+  for (DType f8 : {DType::kFloat8E4M3Fn, DType::kFloat8E4M3Fnuz, DType::kFloat8E5M2, DType::kFloat8E5M2Fnuz})
+    for (DType other : {DType::kBool, DType::kInt8, DType::kInt64, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
+                        DType::kFloat8E5M2, DType::kFloat8E4M3Fnuz}) {
+      if (other == f8) continue;
+      EXPECT_TRUE(have.count(gpu::cast_kernel(f8, other))) << gpu::cast_kernel(f8, other);
+      EXPECT_TRUE(have.count(gpu::cast_kernel(other, f8))) << gpu::cast_kernel(other, f8);
+    }
+}
+
 TEST(KernelCatalog, UnsupportedDtypesAreRefused) {
   EXPECT_MAXC_ERROR(gpu::unary_kernel(cpu::ElemOp::kExp, DType::kFloat8E5M2, DType::kFloat8E5M2),
                     Code::kUnimplemented, "do not handle float8_e5m2");
   EXPECT_MAXC_ERROR(gpu::fill_kernel(DType::kFloat4E2M1Fn), Code::kUnimplemented, "do not move float4_e2m1fn");
+  // Only casts take float8; float4 (two elements per byte) not even they.
+  EXPECT_MAXC_ERROR(gpu::softmax_kernel(DType::kFloat8E4M3Fn, false), Code::kUnimplemented,
+                    "do not handle float8_e4m3fn");
+  EXPECT_MAXC_ERROR(gpu::cast_kernel(DType::kFloat32, DType::kFloat4E2M1Fn), Code::kUnimplemented,
+                    "cast output: the GPU cast kernel does not handle float4_e2m1fn");
+  EXPECT_MAXC_ERROR(gpu::cast_kernel(DType::kFloat4E2M1Fn, DType::kFloat8E5M2), Code::kUnimplemented,
+                    "cast input: the GPU cast kernel does not handle float4_e2m1fn");
   EXPECT_MAXC_ERROR(gpu::gather_kernel(DType::kFloat32, DType::kFloat32), Code::kInvalidArgument,
                     "gather indices of float32");
 }

@@ -35,6 +35,10 @@ constexpr DType dtype_of() {
   else if constexpr (std::is_same_v<S, g::i32>) return DType::kInt32;
   else if constexpr (std::is_same_v<S, g::u32>) return DType::kUInt32;
   else if constexpr (std::is_same_v<S, g::i64>) return DType::kInt64;
+  else if constexpr (std::is_same_v<S, g::float8_e4m3fn>) return DType::kFloat8E4M3Fn;
+  else if constexpr (std::is_same_v<S, g::float8_e4m3fnuz>) return DType::kFloat8E4M3Fnuz;
+  else if constexpr (std::is_same_v<S, g::float8_e5m2>) return DType::kFloat8E5M2;
+  else if constexpr (std::is_same_v<S, g::float8_e5m2fnuz>) return DType::kFloat8E5M2Fnuz;
   else return DType::kUInt64;
 }
 

@@ -5,7 +5,9 @@
 //   - integers narrow by wrapping modulo 2^bits;
 //   - float -> integer truncates toward zero, saturates at int64's (or uint64's) range before
 //     any narrowing and sends NaN to 0; a negative float goes to unsigned through int64;
-//   - float16/bfloat16 convert through float32 with round-to-nearest-even.
+//   - float16/bfloat16 convert through float32 with round-to-nearest-even;
+//   - float8 (common/minifloat.cuh) reads as float; it is written from float, or straight
+//     from double, and saturates past its range unless a cast says otherwise (store_cast).
 // The half conversions are integer arithmetic rather than PTX cvt or _Float16: one
 // definition that NVRTC, hipRTC and the host all compile to the same bits (tests/gpu checks
 // them against the CPU's for every half value). Kernels must not be compiled with
@@ -13,6 +15,7 @@
 #ifndef MAXC_GPU_CAST_CUH
 #define MAXC_GPU_CAST_CUH
 
+#include "minifloat.cuh"
 #include "platform.cuh"
 
 namespace maxc {
@@ -108,12 +111,29 @@ MAXC_HD T load_as(S s) {
     return convert_number<T>(half_bits_to_float(s.bits));
   } else if constexpr (IsSame<S, bfloat16>::value) {
     return convert_number<T>(bf16_bits_to_float(s.bits));
+  } else if constexpr (Float8Format<S>::value) {
+    return convert_number<T>(float8_bits_to_float<typename Float8Format<S>::type>(s.bits));
   } else {
     return convert_number<T>(s);
   }
 }
 
-// A compute value T written as a stored element of type S.
+// A compute value as float8 S: a double rounds once, straight to S, as on the CPU; integers
+// go through float, as the CPU's cast loads them.
+template <class S, class T>
+MAXC_HD S store_float8(T v, bool saturate) {
+  typedef typename Float8Format<S>::type F;
+  S s;
+  if constexpr (IsSame<T, double>::value) {
+    s.bits = float8_from<F>(v, saturate);
+  } else {
+    s.bits = float8_from<F>(static_cast<float>(v), saturate);
+  }
+  return s;
+}
+
+// A compute value T written as a stored element of type S. float8 saturates, ONNX Cast's
+// default.
 template <class S, class T>
 MAXC_HD S store_as(T v) {
   if constexpr (IsSame<S, bool8>::value) {
@@ -128,8 +148,21 @@ MAXC_HD S store_as(T v) {
     S s;
     s.bits = float_to_bf16_bits(static_cast<float>(v));
     return s;
+  } else if constexpr (Float8Format<S>::value) {
+    return store_float8<S>(v, true);
   } else {
     return convert_number<S>(v);
+  }
+}
+
+// store_as as a cast writes: `saturate` (the cast's attribute) decides what a float8 output
+// makes of values past its range; every other type stores as always.
+template <class S, class T>
+MAXC_HD S store_cast(T v, bool saturate) {
+  if constexpr (Float8Format<S>::value) {
+    return store_float8<S>(v, saturate);
+  } else {
+    return store_as<S>(v);
   }
 }
 
@@ -140,9 +173,9 @@ MAXC_HD T narrow_to(T v) {
   return load_as<T>(store_as<S>(v));
 }
 
-// The type a storage type computes in: float for the float32 and half floats, double for
-// float64, i64 for signed integers and unsigned ones up to 32 bits, u64 for u64, and i64 for
-// bool (0/1).
+// The type a storage type computes in: float for float32, the half floats and float8, double
+// for float64, i64 for signed integers and unsigned ones up to 32 bits, u64 for u64, and i64
+// for bool (0/1).
 template <class S>
 struct ComputeOf {
   typedef i64 type;
@@ -157,6 +190,22 @@ struct ComputeOf<half> {
 };
 template <>
 struct ComputeOf<bfloat16> {
+  typedef float type;
+};
+template <>
+struct ComputeOf<float8_e4m3fn> {
+  typedef float type;
+};
+template <>
+struct ComputeOf<float8_e4m3fnuz> {
+  typedef float type;
+};
+template <>
+struct ComputeOf<float8_e5m2> {
+  typedef float type;
+};
+template <>
+struct ComputeOf<float8_e5m2fnuz> {
   typedef float type;
 };
 template <>

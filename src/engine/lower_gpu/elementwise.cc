@@ -2,7 +2,8 @@
 // generated kernel (kernels/cuda/fused_elementwise.h) built from the same ElemProgramSpec the
 // CPU engine runs (engine/lower/elementwise_spec.h), so the two devices compute the same
 // program. The kernel's source depends only on the program's structure, so plans for other
-// shapes, and other models, reuse its compiled image.
+// shapes, and other models, reuse its compiled image. A cast to or from float8 or float4 runs
+// a kernel of its own (float8_cast.cc), as on the CPU.
 #include <memory>
 #include <vector>
 
@@ -75,7 +76,7 @@ Lowered lower_with_kernel(const LowerContext& ctx, const cpu::ElemProgramSpec& s
 
 Lowered lower_program(const LowerContext& ctx) {
   if (ctx.node.op == "cast" && (cpu::is_minifloat(ctx.inputs[0].dtype) || cpu::is_minifloat(ctx.outputs[0].dtype)))
-    ctx.unsupported("a cast from ", dtype_name(ctx.inputs[0].dtype), " to ", dtype_name(ctx.outputs[0].dtype));
+    return lower_gpu_minifloat_cast(ctx);
   std::optional<cpu::ElemProgramSpec> spec = elementwise_spec(ctx);
   if (!spec) return Lowered::alias_of_input();
   return lower_with_kernel(ctx, *spec);

@@ -30,6 +30,8 @@ void register_gpu_nonzero_kernels(KernelTable& t);        // nonzero masked_scat
 
 // The one-input max and min (reductions), which the elementwise family hands over.
 Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);
+// A cast to or from a float8 dtype (float8_cast.cc), which the elementwise family hands over.
+Lowered lower_gpu_minifloat_cast(const LowerContext& ctx);
 // lower_strided_copy (engine/lower/lower.h) on a GPU.
 Lowered lower_gpu_strided_copy(const LowerContext& ctx, std::span<const int64_t> dims,
                                std::span<const int64_t> src_strides, int64_t src_offset);
