@@ -71,6 +71,12 @@ float add_mask_max(float* row, const float* mask, int64_t stride, int64_t n) {
   return add_mask_max_in<V8>(row, mask, n);
 }
 
+// A bool mask: row[j] stays where mask[j * stride] is true and becomes `fill` where false,
+// as where(mask, scores, fill) reads.
+void select_by_mask(float* row, const uint8_t* mask, int64_t stride, float fill, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) row[j] = mask[j * stride] ? row[j] : fill;
+}
+
 MAXC_SIMD_CLONES void scale_row(float* row, float factor, int64_t n) {
 #pragma omp simd
   for (int64_t j = 0; j < n; ++j) row[j] *= factor;
@@ -125,7 +131,7 @@ int64_t Attention::offset(int64_t batch, const std::vector<int64_t>& strides) co
   return offset;
 }
 
-void Attention::run(const float* q, const float* k, const float* v, const float* mask, float* out,
+void Attention::run(const float* q, const float* k, const float* v, const void* mask, float* out,
                     void* scratch) const {
   const int64_t row_blocks = (s_.q_len + block_rows_ - 1) / block_rows_;
   const int64_t items = s_.batch() * row_blocks;
@@ -139,8 +145,16 @@ void Attention::run(const float* q, const float* k, const float* v, const float*
   });
 }
 
+float Attention::mask_row_max(float* row, const void* mask, int64_t at, int64_t n) const {
+  if (!s_.has_mask) return add_mask_max(row, nullptr, 0, n);
+  const int64_t stride = s_.mask_strides.back();
+  if (!s_.mask_selects) return add_mask_max(row, static_cast<const float*>(mask) + at, stride, n);
+  select_by_mask(row, static_cast<const uint8_t*>(mask) + at, stride, s_.mask_fill, n);
+  return add_mask_max(row, nullptr, 0, n);
+}
+
 void Attention::run_items(int64_t first, int64_t last, const float* q, const float* k, const float* v,
-                          const float* mask, float* out, float* scratch) const {
+                          const void* mask, float* out, float* scratch) const {
   const int64_t lq = s_.q_len, lk = s_.kv_len, d = s_.head_dim, dv = s_.v_dim;
   const size_t rank = s_.batch_dims.size();
   const int64_t q_ld = s_.q_strides[rank], k_ld = s_.k_strides[rank], v_ld = s_.v_strides[rank],
@@ -161,11 +175,11 @@ void Attention::run_items(int64_t first, int64_t last, const float* q, const flo
       kt = kt_copy, kt_ld = lk;
     }
     gemm_small_f32(rows, lk, d, scale_, q + offset(b, s_.q_strides) + i0 * q_ld, q_ld, kt, kt_ld, false, scores, lk);
-    const float* mask_b = s_.has_mask ? mask + offset(b, s_.mask_strides) : nullptr;
+    // Elements into the mask: float32, or bytes for a bool mask.
+    const int64_t mask_at = s_.has_mask ? offset(b, s_.mask_strides) : 0;
     for (int64_t r = 0; r < rows; ++r) {
       float* row = scores + r * lk;
-      const float* mask_row = mask_b ? mask_b + (i0 + r) * s_.mask_strides[rank] : nullptr;
-      const float peak = add_mask_max(row, mask_row, mask_b ? s_.mask_strides[rank + 1] : 0, lk);
+      const float peak = mask_row_max(row, mask, mask_at + (i0 + r) * (s_.has_mask ? s_.mask_strides[rank] : 0), lk);
       // A row masked out entirely has no distribution: NaN, like softmax's 0 / 0. No keys at
       // all is an empty sum: zeros.
       if (lk == 0) inverse[r] = 1.f;

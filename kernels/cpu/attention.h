@@ -1,7 +1,8 @@
 // Scaled dot-product attention (the "attention" node of compiler/fuse_attention.cc):
 //   out = softmax(scale * q @ kᵀ + mask, over the keys) @ v
 // for float32 q [..., Lq, D], k [..., Lk, D] (or kᵀ [..., D, Lk]), v [..., Lk, Dv] sharing
-// their batch dims, and a mask broadcast to [..., Lq, Lk]. Each thread takes whole
+// their batch dims, and a mask broadcast to [..., Lq, Lk]: float32 and added, or bool and
+// selecting, where(mask, scale * q @ kᵀ, fill) in place of the sum. Each thread takes whole
 // (batch, block of query rows) items and keeps only that block's scores, [rows, Lk], in its
 // slice of the scratch; the full score matrix is never built.
 //
@@ -21,6 +22,11 @@ struct AttentionShape {
   int64_t q_len = 0, kv_len = 0, head_dim = 0, v_dim = 0;
   bool k_transposed = false;  // k holds kᵀ, [..., D, Lk]
   bool has_mask = false;
+  // A float32 mask is added to the scores. A bool one selects (mask_selects): a score stays
+  // where the mask is true and is mask_fill where it is false, as a decoder's
+  // where(causal, scores, lowest) has it.
+  bool mask_selects = false;
+  float mask_fill = 0.f;
   // Element strides of the mask along batch_dims, then Lq and Lk; 0 where it broadcasts.
   std::vector<int64_t> mask_strides;
   // Element strides of each operand along batch_dims, then along its rows (Lq for q and out,
@@ -36,11 +42,15 @@ class Attention {
   Attention(const AttentionShape& s, float scale, int64_t threads);
 
   uint64_t scratch_bytes() const;
-  void run(const float* q, const float* k, const float* v, const float* mask, float* out, void* scratch) const;
+  // `mask`: float32, or bool (one byte an element) when the shape's mask_selects.
+  void run(const float* q, const float* k, const float* v, const void* mask, float* out, void* scratch) const;
 
  private:
-  void run_items(int64_t first, int64_t last, const float* q, const float* k, const float* v, const float* mask,
+  void run_items(int64_t first, int64_t last, const float* q, const float* k, const float* v, const void* mask,
                  float* out, float* scratch) const;
+  // Applies the mask row starting `at` elements into `mask` to the n scores of `row`;
+  // returns their largest.
+  float mask_row_max(float* row, const void* mask, int64_t at, int64_t n) const;
   // The element offset of batch item `batch` (row-major over batch_dims) under `strides`.
   int64_t offset(int64_t batch, const std::vector<int64_t>& strides) const;
 

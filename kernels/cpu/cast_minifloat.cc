@@ -75,8 +75,8 @@ bool cast_minifloat_supports(DType src, DType dst) {
 
 void cast_minifloat(DType src, DType dst, const void* in, void* out, int64_t n, bool saturate) {
   if (!cast_minifloat_supports(src, dst))
-    fail(Code::kInvalidArgument, "cast_minifloat: no conversion from ", dtype_name(src) ? dtype_name(src) : "invalid",
-         " to ", dtype_name(dst) ? dtype_name(dst) : "invalid");
+    fail(Code::kInvalidArgument, "cast_minifloat: no conversion from ", dtype_label(src),
+         " to ", dtype_label(dst));
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   parallel_for(chunks, kChunk * 8, [&](int64_t first, int64_t last) {
     for (int64_t c = first; c < last; ++c) {

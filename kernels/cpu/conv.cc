@@ -35,14 +35,14 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
                const ConvEpilogue& epilogue)
     : s_(s), dtype_(dtype), has_bias_(has_bias), epilogue_(epilogue) {
   if (epilogue.any() && dtype != DType::kFloat32)
-    fail(Code::kUnimplemented, "conv2d: a fused epilogue on ", dtype_name(dtype) ? dtype_name(dtype) : "?",
+    fail(Code::kUnimplemented, "conv2d: a fused epilogue on ", dtype_label(dtype),
          " (float32 only)");
   // Only oneDNN's direct kernels add a residual: compiler/channels_last.cc fuses one only
   // where they run, into float32 NHWC convolutions with FCRS filters.
   if (epilogue.residual && (s.channels_first || !s.filter_fcrs))
     fail(Code::kInternal, "conv2d: a residual epilogue needs NHWC activations and an FCRS filter");
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && !is_half(dtype))
-    fail(Code::kUnimplemented, "conv2d: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
+    fail(Code::kUnimplemented, "conv2d: no CPU kernel for dtype ", dtype_label(dtype));
   if (s.out_elements() == 0) {
     path_ = Path::kEmpty;
     return;

@@ -27,7 +27,7 @@ MAXC_SIMD_CLONES void narrow_bf16(const float* src, uint16_t* dst, int64_t n) {
 
 void require_half(DType d, const char* what) {
   if (d != DType::kFloat16 && d != DType::kBFloat16)
-    fail(Code::kInternal, what, ": expected float16 or bfloat16, got ", dtype_name(d) ? dtype_name(d) : "?");
+    fail(Code::kInternal, what, ": expected float16 or bfloat16, got ", dtype_label(d));
 }
 
 }  // namespace

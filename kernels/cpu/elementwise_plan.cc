@@ -44,7 +44,7 @@ void ElemProgram::Impl::check_spec() const {
     const ElemLeaf& leaf = spec.leaves[static_cast<size_t>(i)];
     if (!is_storage_supported(leaf.dtype))
       fail(Code::kInvalidArgument, "elementwise program: leaf ", i, " has unsupported dtype ",
-           dtype_name(leaf.dtype) ? dtype_name(leaf.dtype) : "invalid");
+           dtype_label(leaf.dtype));
   }
   for (size_t k = 0; k < spec.steps.size(); ++k) {
     const ElemStep& s = spec.steps[k];
@@ -69,7 +69,7 @@ void ElemProgram::Impl::check_spec() const {
            num_values);
     if (!is_storage_supported(o.dtype))
       fail(Code::kInvalidArgument, "elementwise program: output ", j, " has unsupported dtype ",
-           dtype_name(o.dtype) ? dtype_name(o.dtype) : "invalid");
+           dtype_label(o.dtype));
   }
 }
 

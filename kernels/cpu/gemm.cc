@@ -133,7 +133,7 @@ void gemm(DType dtype, const MatmulDims& d, const void* lhs, const void* rhs, co
     case DType::kUInt16: return gemm_typed<uint16_t>(d, lhs, rhs, bias, out, e);
     case DType::kUInt32: return gemm_typed<uint32_t>(d, lhs, rhs, bias, out, e);
     case DType::kUInt64: return gemm_typed<uint64_t>(d, lhs, rhs, bias, out, e);
-    default: fail(Code::kUnimplemented, "matmul: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
+    default: fail(Code::kUnimplemented, "matmul: no CPU kernel for dtype ", dtype_label(dtype));
   }
 }
 

@@ -21,7 +21,7 @@ bool is_half(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
 Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool may_pack_rhs)
     : d_(d), dtype_(dtype), e_(e) {
   if (!gemm_supports(dtype))
-    fail(Code::kUnimplemented, "matmul: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
+    fail(Code::kUnimplemented, "matmul: no CPU kernel for dtype ", dtype_label(dtype));
   if (dtype_is_integral(dtype) && e.activation != Activation::kNone && e.activation != Activation::kRelu)
     fail(Code::kUnimplemented, "matmul: no CPU kernel for the ", activation_name(e.activation), " epilogue on ",
          dtype_name(dtype));

@@ -74,7 +74,7 @@ void outer(DType dtype, const void* a, int64_t na, const void* b, int64_t nb, vo
     case DType::kUInt16: return outer_as<uint16_t>(a, na, b, nb, out);
     case DType::kUInt32: return outer_as<uint32_t>(a, na, b, nb, out);
     case DType::kUInt64: return outer_as<uint64_t>(a, na, b, nb, out);
-    default: fail(Code::kUnimplemented, "outer: no CPU kernel for dtype ", dtype_name(dtype) ? dtype_name(dtype) : "?");
+    default: fail(Code::kUnimplemented, "outer: no CPU kernel for dtype ", dtype_label(dtype));
   }
 }
 

@@ -148,7 +148,7 @@ void avg_pool_typed(const Pool2dShape& s, bool count_boundary, const void* in, v
   });
 }
 
-const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "?"; }
+const char* name_of(DType d) { return dtype_label(d); }
 
 }  // namespace
 

@@ -34,7 +34,8 @@ struct ScoreSum {
   }
 };
 
-// scale * q_row . k_j + mask_j for the keys this thread takes, into row; returns their peak.
+// scale * q_row . k_j, masked (mask_j added, or selecting), for the keys this thread takes,
+// into row; returns their peak.
 template <class S, class M, class C>
 __device__ C attention_scores(const S* __restrict__ q_row, const S* __restrict__ k_batch, const M* mask_row,
                               C* row, const AttentionParams& p) {
@@ -48,7 +49,10 @@ __device__ C attention_scores(const S* __restrict__ q_row, const S* __restrict__
       for (i64 t = 0; t < p.head_dim; ++t) dot += load_as<C>(q_row[t]) * load_as<C>(k_row[t]);
     }
     C s = static_cast<C>(p.scale) * dot;
-    if (mask_row) s += load_as<C>(mask_row[j * p.mask_col_stride]);
+    if (mask_row) {
+      const C m = load_as<C>(mask_row[j * p.mask_col_stride]);
+      s = p.mask_selects ? (m != C(0) ? s : static_cast<C>(p.mask_fill)) : s + m;
+    }
     row[j] = s;
     peak = ScorePeak()(peak, s);
   }

@@ -31,7 +31,7 @@ const char* compute_type(ElemCompute c) {
 std::string storage_type(DType d, const std::string& what) {
   const char* name = storage_type_name(d);
   if (!name) fail(Code::kInvalidArgument, "fused elementwise kernel: ", what, " has dtype ",
-                  dtype_name(d) ? dtype_name(d) : "invalid", ", which the GPU kernels do not handle");
+                  dtype_label(d), ", which the GPU kernels do not handle");
   return name;
 }
 

@@ -71,20 +71,20 @@ const char* functor_of(ElemOp op) {
 
 const char* require_storage(DType d, const char* what) {
   const char* name = storage_type_name(d);
-  if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not handle ", dtype_name(d) ? dtype_name(d) : "?");
+  if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not handle ", dtype_label(d));
   return name;
 }
 
 const char* require_cast_storage(DType d, const char* what) {
   const char* name = cast_storage_type_name(d);
   if (!name)
-    fail(Code::kUnimplemented, what, ": the GPU cast kernel does not handle ", dtype_name(d) ? dtype_name(d) : "?");
+    fail(Code::kUnimplemented, what, ": the GPU cast kernel does not handle ", dtype_label(d));
   return name;
 }
 
 const char* require_word(DType d, const char* what) {
   const char* name = word_type_name(d);
-  if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not move ", dtype_name(d) ? dtype_name(d) : "?");
+  if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not move ", dtype_label(d));
   return name;
 }
 
@@ -240,7 +240,7 @@ std::string transpose_tiles_kernel(DType d) {
 
 std::string gather_kernel(DType d, DType index) {
   if (!dtype_is_integral(index))
-    fail(Code::kInvalidArgument, "gather indices of ", dtype_name(index) ? dtype_name(index) : "?",
+    fail(Code::kInvalidArgument, "gather indices of ", dtype_label(index),
          "; expected an integer dtype");
   return str_cat("maxc::gpu::gather<", require_word(d, "gather"), ", ", require_storage(index, "gather indices"), ">");
 }
@@ -289,10 +289,10 @@ std::string matmul_kernel(DType d, cpu::Activation activation) {
 std::string attention_kernel(DType d, DType mask) {
   if (!dtype_is_float(d) || d == DType::kFloat64)
     fail(Code::kUnimplemented, "attention: the GPU kernel computes float32, float16 and bfloat16, not ",
-         dtype_name(d) ? dtype_name(d) : "?");
-  if (mask != d && mask != DType::kFloat32)
-    fail(Code::kUnimplemented, "attention: a mask of ", dtype_name(mask) ? dtype_name(mask) : "?",
-         " (float32 or the inputs' dtype)");
+         dtype_label(d));
+  if (mask != d && mask != DType::kFloat32 && mask != DType::kBool)
+    fail(Code::kUnimplemented, "attention: a mask of ", dtype_label(mask),
+         " (float32, bool or the inputs' dtype)");
   return str_cat("maxc::gpu::attention_rows<", require_storage(d, "attention"), ", ", require_storage(mask, "attention mask"), ">");
 }
 
@@ -302,7 +302,7 @@ namespace {
 const char* require_numeric(DType d, const char* what) {
   if (!dtype_is_float(d) && d != DType::kInt32 && d != DType::kInt64)
     fail(Code::kUnimplemented, what, ": the GPU kernel handles float types, int32 and int64, not ",
-         dtype_name(d) ? dtype_name(d) : "?");
+         dtype_label(d));
   return require_storage(d, what);
 }
 
@@ -320,7 +320,7 @@ std::string masked_scatter_kernel(DType d) {
 std::string count_repeats_kernel(DType d) {
   if (d != DType::kInt32 && d != DType::kInt64)
     fail(Code::kUnimplemented, "repeat_interleave: the GPU kernels count repeats of int32 or int64, not ",
-         dtype_name(d) ? dtype_name(d) : "?");
+         dtype_label(d));
   return str_cat("maxc::gpu::count_repeats_one<", require_storage(d, "repeats"), ">");
 }
 
@@ -339,19 +339,19 @@ int64_t sort_key_bytes(DType d) {
 std::string conv2d_kernel(DType d, bool direct) {
   if (!dtype_is_float(d))
     fail(Code::kUnimplemented, "conv2d: the GPU kernels convolve float types, not ",
-         dtype_name(d) ? dtype_name(d) : "?");
+         dtype_label(d));
   return str_cat("maxc::gpu::", direct ? "conv2d_direct<" : "conv2d_tiled<", require_storage(d, "conv2d"), ">");
 }
 
 std::string max_pool2d_kernel(DType d) {
   if (!cpu::max_pool2d_supports(d))
-    fail(Code::kUnimplemented, "max_pool2d: no GPU kernel for ", dtype_name(d) ? dtype_name(d) : "?");
+    fail(Code::kUnimplemented, "max_pool2d: no GPU kernel for ", dtype_label(d));
   return str_cat("maxc::gpu::max_pool2d<", require_storage(d, "max_pool2d"), ">");
 }
 
 std::string avg_pool2d_kernel(DType d) {
   if (!cpu::avg_pool2d_supports(d))
-    fail(Code::kUnimplemented, "avg_pool2d: no GPU kernel for ", dtype_name(d) ? dtype_name(d) : "?");
+    fail(Code::kUnimplemented, "avg_pool2d: no GPU kernel for ", dtype_label(d));
   return str_cat("maxc::gpu::avg_pool2d<", require_storage(d, "avg_pool2d"), ">");
 }
 
@@ -433,6 +433,7 @@ std::vector<KernelFamily> kernel_catalog() {
   for (DType d : kFloats) {
     attention.instances.push_back(attention_kernel(d, d));
     if (d != DType::kFloat32) attention.instances.push_back(attention_kernel(d, DType::kFloat32));
+    attention.instances.push_back(attention_kernel(d, DType::kBool));
   }
   catalog.push_back(attention);
 

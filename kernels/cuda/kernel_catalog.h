@@ -58,7 +58,7 @@ std::string rms_norm_kernel(DType dtype);
 // The dense layer's activations (kernels/cpu/matmul_epilogue.h), as the matmul's epilogue.
 std::string matmul_kernel(DType dtype, cpu::Activation activation);
 // Fused attention over q, k, v of `dtype` (float types) and a mask of `mask` (float32 or
-// `dtype`; either when there is no mask).
+// `dtype`, added; bool, selecting; either float when there is no mask).
 std::string attention_kernel(DType dtype, DType mask);
 // cumsum along an axis (scan.cu), and argmax / argmin (arg_reduce.cu): the CPU's numeric
 // dtypes (float types, int32, int64).

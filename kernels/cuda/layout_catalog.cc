@@ -6,7 +6,7 @@
 namespace maxc::gpu {
 namespace {
 
-const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "?"; }
+const char* name_of(DType d) { return dtype_label(d); }
 
 const char* word(DType d, const char* what) {
   const char* name = word_type_name(d);

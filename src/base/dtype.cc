@@ -47,6 +47,8 @@ const char* dtype_name(DType d) {
   return info ? info->name : nullptr;
 }
 
+const char* dtype_label(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }
+
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (const auto& info : kTable)
     if (name == info.name) return info.dtype;

@@ -47,6 +47,7 @@ int32_t dtype_size_in_bits(DType d);   // 0 when invalid
 int32_t dtype_size_in_bytes(DType d);  // bits rounded up to whole bytes; 0 when invalid
 int32_t dtype_align(DType d);          // == size_in_bytes for every dtype we have
 const char* dtype_name(DType d);       // nullptr when invalid
+const char* dtype_label(DType d);      // dtype_name, or "invalid": for messages
 std::optional<DType> dtype_from_name(std::string_view name);
 
 bool dtype_is_float(DType d);

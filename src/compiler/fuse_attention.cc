@@ -9,6 +9,8 @@
 //           [..., D, Lk] when k_transposed; v is [..., Lk, Dv]; all three have the same batch
 //           dims and rank. The mask broadcasts to the scores [..., Lq, Lk].
 //   attrs   scale: float (1 when the graph has none; 1/c for a division by c);
+//           mask_fill: float, only with a bool mask, which selects: where the mask is false
+//           the score is mask_fill (a decoder's where(causal, scores, lowest));
 //           k_transposed: bool (true when the graph's kᵀ is not a transpose of the last two
 //           dims we can look through, e.g. a value computed already transposed);
 //           layout: "bshd", only where the permutes around the pattern were absorbed (below):
@@ -17,7 +19,8 @@
 //   outputs (out): the output value of the final matmul, or, with layout "bshd", of the
 //           permute that read it.
 // Matched from the final matmul back: its lhs is a softmax over the last axis, of either
-// add(scores, mask) (either operand order) or the scores themselves; the scores are a matmul
+// add(scores, mask) (either operand order), where(mask, scores, fill) with a bool mask and
+// a one-element constant fill, or the scores themselves; the scores are a matmul
 // q @ kᵀ, optionally multiplied or divided by a one-element constant. Every intermediate is
 // read only by the next op. Float32 only (the kernel's type). The node takes the final
 // matmul's place: q, k, v and the mask all come before it.
@@ -43,6 +46,7 @@ namespace {
 struct Match {
   ValueId q = 0, k = 0, v = 0;
   std::optional<ValueId> mask;
+  std::optional<double> mask_fill;  // a bool mask selects
   double scale = 1.0;
   bool k_transposed = false;
   std::vector<size_t> nodes;  // fused away, besides the final matmul
@@ -72,11 +76,8 @@ class Matcher {
     if (!softmax || !is_last_axis_softmax(*softmax)) return std::nullopt;
     const ValueId logits = softmax->inputs[0];
     const size_t mark = m.nodes.size();
-    if (!match_scores(logits, m)) {
-      m.nodes.resize(mark);
-      const Node* add = sole_producer(logits, "add", m);
-      if (!add || !match_masked(*add, m)) return std::nullopt;
-    }
+    if (!match_scores(logits, m) && !match_masked(logits, m, mark) && !match_selected(logits, m, mark))
+      return std::nullopt;
     if (!shapes_fit(m)) return std::nullopt;
     return m;
   }
@@ -129,21 +130,40 @@ class Matcher {
     return softmax.inputs.size() == 1 && a && (*a == -1 || *a == rank - 1);
   }
 
-  // add(scores, mask) in either order.
-  bool match_masked(const Node& add, Match& m) const {
-    if (add.inputs.size() != 2) return false;
+  // logits = add(scores, mask) in either order. `mark`: m.nodes before the attempt.
+  bool match_masked(ValueId logits, Match& m, size_t mark) const {
+    m.nodes.resize(mark);
+    const Node* found = sole_producer(logits, "add", m);
+    if (!found || found->inputs.size() != 2) return false;
+    const Node& add = *found;
     for (int s = 0; s < 2; ++s) {
       const ValueId scores = add.inputs[s], mask = add.inputs[1 - s];
       const TensorType& sum = p_.types[add.outputs[0]];
       if (p_.types[mask].dtype != DType::kFloat32 || !(p_.types[scores].dims == sum.dims)) continue;
-      const size_t mark = m.nodes.size();
+      const size_t before = m.nodes.size();
       if (match_scores(scores, m)) {
         m.mask = mask;
         return true;
       }
-      m.nodes.resize(mark);
+      m.nodes.resize(before);
     }
     return false;
+  }
+
+  // logits = where(mask, scores, fill): a bool mask broadcasting to the scores, a
+  // one-element constant fill. `mark`: m.nodes before the attempt.
+  bool match_selected(ValueId logits, Match& m, size_t mark) const {
+    m.nodes.resize(mark);
+    const Node* where = sole_producer(logits, "where", m);
+    if (!where || where->inputs.size() != 3) return false;
+    const ValueId mask = where->inputs[0], scores = where->inputs[1];
+    const std::optional<double> fill = scalar_of(where->inputs[2]);
+    if (!fill || p_.types[mask].dtype != DType::kBool || !(p_.types[scores].dims == p_.types[logits].dims) ||
+        !match_scores(scores, m))
+      return false;
+    m.mask = mask;
+    m.mask_fill = fill;
+    return true;
   }
 
   // [scale ·] q @ kᵀ, the scale a one-element constant multiplying or dividing.
@@ -263,6 +283,7 @@ void fuse_attention(Program& p) {
     fused.attrs.set("scale", m->scale);
     fused.attrs.set("k_transposed", k_transposed);
     if (m->mask) fused.inputs.push_back(*m->mask);
+    if (m->mask_fill) fused.attrs.set("mask_fill", *m->mask_fill);
     for (size_t k : m->nodes) removed[k] = true;
     p.nodes[i] = std::move(fused);
   }

@@ -17,7 +17,7 @@ int64_t Shape::num_elements() const {
 
 std::string Shape::to_string() const {
   std::vector<Dim> ds(dims.begin(), dims.end());
-  return str_cat(dtype_name(dtype) ? dtype_name(dtype) : "invalid", dims_to_string(ds));
+  return str_cat(dtype_label(dtype), dims_to_string(ds));
 }
 
 bool LowerContext::on_host() const { return !device || device->is_host(); }

@@ -28,11 +28,10 @@ std::optional<QRange> integer_range(DType d) {
   }
 }
 
-std::string name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
 QRange require_integer_type(NodeContext& c, DType d, std::string_view what) {
   std::optional<QRange> r = integer_range(d);
-  if (!r) c.unsupported(what, " of type ", name_of(d), " (only int8, uint8, int16, uint16 and int32 are supported)");
+  if (!r) c.unsupported(what, " of type ", dtype_label(d), " (only int8, uint8, int16, uint16 and int32 are supported)");
   return *r;
 }
 
@@ -126,7 +125,7 @@ DType quantize_output_dtype(NodeContext& c) {
   std::optional<DType> attr = attr_dtype(c, "output_dtype");
   if (!c.has_input(2)) return attr.value_or(DType::kUInt8);
   DType zp = c.dtype(2);
-  if (attr && *attr != zp) c.invalid("output_dtype ", name_of(*attr), " differs from the zero point's ", name_of(zp));
+  if (attr && *attr != zp) c.invalid("output_dtype ", dtype_label(*attr), " differs from the zero point's ", dtype_label(zp));
   return zp;
 }
 
@@ -173,7 +172,7 @@ void import_dequantize(NodeContext& c) {
   bool minifloat = is_minifloat(in);
   if (!minifloat) require_integer_type(c, in, "dequantizing x");
   if (c.has_input(2) && c.dtype(2) != in)
-    c.invalid("x_zero_point is ", name_of(c.dtype(2)), " but x is ", name_of(in));
+    c.invalid("x_zero_point is ", dtype_label(c.dtype(2)), " but x is ", dtype_label(in));
   DType out = attr_dtype(c, "output_dtype").value_or(c.dtype(1));
   DType work = c.dtype(1) == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
   QuantLayout l = layout_of(c);
@@ -195,7 +194,7 @@ ValueId reduce_all(NodeContext& c, ValueId x, bool max) {
 // uint8 with scale = (max(0, max x) - min(0, min x)) / 255 (1 / 255 when that range is 0)
 // and zero point = round(clamp(-min / scale, 0, 255)).
 void import_dynamic_quantize(NodeContext& c) {
-  if (c.dtype(0) != DType::kFloat32) c.unsupported("x must be float32, got ", name_of(c.dtype(0)));
+  if (c.dtype(0) != DType::kFloat32) c.unsupported("x must be float32, got ", dtype_label(c.dtype(0)));
   ValueId x = c.input(0);
   ValueId zero = c.scalar(DType::kFloat32, 0);
   ValueId hi = c.op("max", {reduce_all(c, x, true), zero});

@@ -32,6 +32,9 @@ struct AttentionCase {
   // q, k, v and out stored with their rows before the last batch dim, [..., L, H, D] for
   // [..., H, L, D]: the node's layout "bshd".
   bool bshd = false;
+  // A bool mask that selects: a score stays where it is true, is mask_fill where false.
+  bool mask_selects = false;
+  float mask_fill = 0.f;
 
   int64_t batch() const {
     int64_t b = 1;
@@ -80,6 +83,8 @@ struct AttentionCase {
     s.k_transposed = k_transposed;
     s.has_mask = !mask_dims.empty();
     if (s.has_mask) s.mask_strides = mask_strides();
+    s.mask_selects = mask_selects;
+    s.mask_fill = mask_fill;
     s.q_strides = strides(lq, d);
     s.k_strides = k_transposed ? strides(d, lk) : strides(lk, d);
     s.v_strides = strides(lk, dv);
@@ -114,6 +119,8 @@ g::AttentionParams params_of(const AttentionCase& c) {
   if (s.has_mask) {
     p.mask_row_stride = set_strides({s.mask_strides.begin(), s.mask_strides.end() - 1}, p.mask_layout);
     p.mask_col_stride = s.mask_strides.back();
+    p.mask_selects = s.mask_selects ? 1 : 0;
+    p.mask_fill = s.mask_fill;
   }
   return p;
 }
@@ -128,9 +135,10 @@ std::vector<S> run_gpu_attention(const AttentionCase& c, const std::vector<S>& q
   return out;
 }
 
-// The CPU kernel's answer (float32 only).
+// The CPU kernel's answer (float32 only), for a float32 or (mask_selects) bool mask.
+template <class M = float>
 std::vector<double> cpu_attention(const AttentionCase& c, const std::vector<float>& q, const std::vector<float>& k,
-                                  const std::vector<float>& v, const std::vector<float>& mask) {
+                                  const std::vector<float>& v, const std::vector<M>& mask) {
   const cpu::AttentionShape s = c.shape();
   const cpu::Attention att(s, c.scale, 1);
   const size_t bytes = (att.scratch_bytes() + 63) / 64 * 64 + 64;
@@ -253,6 +261,30 @@ TEST(EmulatedAttention, FullyMaskedRowIsNanAndNoKeysAreZeros) {
   in = random_inputs(c, 9);
   got = run_gpu_attention(c, in.q, in.k, in.v, in.mask, 1, 32);
   expect_close(got, std::vector<double>(4, 0.0), "no keys", Tolerance{0, 0});
+}
+
+// A bool mask selects, a decoder's where(causal, scores, lowest): a score stays where the mask
+// is true and is the fill where it is false, as in the CPU kernel. Row 0 masks every key
+// (its softmax is uniform over the fills), the others are causal.
+TEST(EmulatedAttention, BoolMaskSelectsAsTheCpuKernel) {
+  AttentionCase c;
+  c.batch_dims = {2, 3};
+  c.lq = 6, c.lk = 6, c.d = 8, c.dv = 4;
+  c.bshd = true;
+  c.mask_dims = {1, 1, 6, 6};
+  c.mask_selects = true;
+  c.mask_fill = std::numeric_limits<float>::lowest();
+  const AttentionInputs in = random_inputs(c, 50);
+  std::vector<g::bool8> mask(36);
+  for (int64_t i = 0; i < 36; ++i) mask[static_cast<size_t>(i)].v = i >= 6 && i % 6 <= i / 6;
+  const std::vector<float> got = run_gpu_attention(c, in.q, in.k, in.v, mask, 3, 32);
+  expect_close(got, cpu_attention(c, in.q, in.k, in.v, mask), "bool mask", Tolerance{2e-6, 2e-5});
+  // Row 0 of the first head: the mean of v's rows.
+  for (int64_t col = 0; col < c.dv; ++col) {
+    double mean = 0;
+    for (int64_t j = 0; j < c.lk; ++j) mean += in.v[static_cast<size_t>(j * 3 * c.dv + col)] / 6.0;
+    EXPECT_NEAR(got[static_cast<size_t>(col)], mean, 1e-5) << "column " << col;
+  }
 }
 
 template <class S, class M>

@@ -222,6 +222,20 @@ TEST_F(GpuTransformerOnFake, AttentionHalfAndBfloat16CompileWithEitherMaskDtype)
   }
 }
 
+// A bool mask selects (a decoder's where(causal, scores, fill)): it needs the fill.
+TEST_F(GpuTransformerOnFake, AttentionBoolMaskSelectsWithItsFill) {
+  for (DType d : {DType::kFloat32, DType::kFloat16}) {
+    const Shape q{d, {1, 4, 8}}, mask{DType::kBool, {4, 4}};
+    Attrs a;
+    a.set("scale", 0.125);
+    a.set("k_transposed", false);
+    EXPECT_MAXC_ERROR(lower("attention", a, {q, q, q, mask}, {q}), Code::kInternal,
+                      "a bool mask without attribute 'mask_fill'");
+    a.set("mask_fill", -1e4);
+    EXPECT_NO_THROW(lower("attention", a, {q, q, q, mask}, {q}));
+  }
+}
+
 TEST_F(GpuTransformerOnFake, AttentionVariantsWithoutAKernelAreRefusedNamingTheOp) {
   Attrs a;
   a.set("scale", 1.0);

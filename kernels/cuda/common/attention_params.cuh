@@ -25,6 +25,10 @@ struct AttentionParams {
   i64 mask_col_stride;
   float scale;
   i32 k_transposed;  // k holds kᵀ, [..., D, Lk]
+  // A bool mask selects: a score stays where it is true and is mask_fill where it is false
+  // (kernels/cpu/attention.h). Any other mask is added.
+  i32 mask_selects;
+  float mask_fill;
 };
 
 }  // namespace gpu

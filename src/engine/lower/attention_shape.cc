@@ -82,6 +82,11 @@ cpu::AttentionShape attention_shape(const LowerContext& ctx) {
     scores.push_back(s.q_len);
     scores.push_back(s.kv_len);
     s.mask_strides = broadcast_strides(ctx, ctx.inputs[3], scores, "mask", "the scores");
+    s.mask_selects = ctx.inputs[3].dtype == DType::kBool;
+    if (s.mask_selects != ctx.attrs().has("mask_fill"))
+      fail(Code::kInternal, ctx.op_label(), ": a ", dtype_label(ctx.inputs[3].dtype), " mask ",
+           s.mask_selects ? "without" : "with", " attribute 'mask_fill' (only a bool mask selects)");
+    if (s.mask_selects) s.mask_fill = static_cast<float>(ctx.attr<double>("mask_fill"));
   }
   return s;
 }

@@ -14,7 +14,6 @@
 namespace maxc {
 namespace {
 
-const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
 // A pooling attribute given once for both spatial dims or once per dim.
 std::pair<int64_t, int64_t> pair_of(const LowerContext& ctx, std::string_view name) {
@@ -129,8 +128,8 @@ std::optional<Lowered> folded_conv_kernel(const LowerContext& ctx, const cpu::Co
 Lowered conv_kernel(const LowerContext& ctx, bool has_bias, const cpu::ConvEpilogue& e) {
   const DType dtype = ctx.inputs[0].dtype;
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16 && dtype != DType::kBFloat16)
-    ctx.unsupported("dtype ", name_of(dtype));
-  if (e.any() && dtype != DType::kFloat32) ctx.unsupported("a fused epilogue on ", name_of(dtype));
+    ctx.unsupported("dtype ", dtype_label(dtype));
+  if (e.any() && dtype != DType::kFloat32) ctx.unsupported("a fused epilogue on ", dtype_label(dtype));
   const cpu::Conv2dShape s = conv_shape(ctx);
   const EpilogueInputs at(has_bias, e);
   if (std::optional<Lowered> folded = folded_conv_kernel(ctx, s, has_bias, e, at)) return *folded;
@@ -192,14 +191,14 @@ cpu::Pool2dShape pool_shape(const LowerContext& ctx) {
 
 Lowered lower_max_pool2d(const LowerContext& ctx) {
   const DType dtype = ctx.inputs[0].dtype;
-  if (!cpu::max_pool2d_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  if (!cpu::max_pool2d_supports(dtype)) ctx.unsupported("dtype ", dtype_label(dtype));
   const cpu::Pool2dShape s = pool_shape(ctx);
   return {[dtype, s](const KernelArgs& a) { cpu::max_pool2d(dtype, s, a.inputs[0], a.outputs[0]); }};
 }
 
 Lowered lower_avg_pool2d(const LowerContext& ctx) {
   const DType dtype = ctx.inputs[0].dtype;
-  if (!cpu::avg_pool2d_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  if (!cpu::avg_pool2d_supports(dtype)) ctx.unsupported("dtype ", dtype_label(dtype));
   const cpu::Pool2dShape s = pool_shape(ctx);
   const bool count_boundary = ctx.attr<bool>("count_boundary");
   return {[dtype, s, count_boundary](const KernelArgs& a) {

@@ -23,7 +23,6 @@ namespace {
 using cpu::ElemProgram;
 using cpu::ElemProgramSpec;
 
-std::string dtype_label(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }
 
 std::shared_ptr<const ElemProgram> make_program(const LowerContext& ctx, ElemProgramSpec spec) {
   return ctx.labeled([&] { return std::make_shared<const ElemProgram>(std::move(spec)); });

@@ -46,7 +46,6 @@ const std::map<std::string, Plain, std::less<>>& plain_ops() {
   return ops;
 }
 
-std::string dtype_label(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }
 
 void check_arity(const Node& node, size_t got, size_t want, const std::string& where) {
   if (got != want) fail(Code::kInternal, where, ": ", got, " inputs; expected ", want);

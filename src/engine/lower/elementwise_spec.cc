@@ -11,7 +11,6 @@ using cpu::ElemCompute;
 using cpu::ElemOp;
 using cpu::ElemProgramSpec;
 
-std::string dtype_label(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }
 
 // x ** c for a constant scalar c, as cheaper exact ops (x*x is what pow(x, 2) rounds to).
 std::optional<ElemOp> pow_by_constant(const Constant* c) {

@@ -16,7 +16,7 @@ namespace maxc {
 inline int32_t element_bytes(const LowerContext& ctx, DType dtype) {
   const int32_t bits = dtype_size_in_bits(dtype);
   if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
-    ctx.unsupported("dtype ", dtype_name(dtype) ? dtype_name(dtype) : "invalid", " (", bits, "-bit elements)");
+    ctx.unsupported("dtype ", dtype_label(dtype), " (", bits, "-bit elements)");
   return bits / 8;
 }
 

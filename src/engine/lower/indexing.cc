@@ -29,7 +29,7 @@ constexpr int64_t kOpen = INT64_MAX;  // an omitted slice bound, as the schema s
 DType index_dtype(const LowerContext& ctx, size_t input, std::string_view name) {
   const DType t = ctx.inputs[input].dtype;
   if (!cpu::with_index_type(t, [](auto) {}))
-    ctx.unsupported("input ", input, " '", name, "' of dtype ", dtype_name(t) ? dtype_name(t) : "invalid");
+    ctx.unsupported("input ", input, " '", name, "' of dtype ", dtype_label(t));
   return t;
 }
 
@@ -216,7 +216,7 @@ cpu::ScatterReduction scatter_reduction(const LowerContext& ctx) {
   if (reduction == "none") return cpu::ScatterReduction::kNone;
   const DType dtype = ctx.inputs[0].dtype;
   if (!cpu::scatter_reduction_supports(dtype))
-    ctx.unsupported("reduction \"", reduction, "\" on dtype ", dtype_name(dtype) ? dtype_name(dtype) : "invalid",
+    ctx.unsupported("reduction \"", reduction, "\" on dtype ", dtype_label(dtype),
                     " (only floats, int32 and int64)");
   if (reduction == "add") return cpu::ScatterReduction::kAdd;
   if (reduction == "mul") return cpu::ScatterReduction::kMul;

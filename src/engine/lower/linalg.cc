@@ -18,7 +18,6 @@
 namespace maxc {
 namespace {
 
-const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
 // float32 x @ W for a bound 2-D weight W (stored [K, N], or [N, K] when rhs_transposed): W is
 // packed once per model (PackedGemm), and each call runs our gemm on the packed panels, with
@@ -66,7 +65,7 @@ bool wants_packed(const LowerContext& ctx) {
 Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e, bool rhs_transposed = false) {
   const Shape& lhs = ctx.inputs[0];
   const Shape& rhs = ctx.inputs[1];
-  if (!cpu::gemm_supports(lhs.dtype)) ctx.unsupported("dtype ", name_of(lhs.dtype));
+  if (!cpu::gemm_supports(lhs.dtype)) ctx.unsupported("dtype ", dtype_label(lhs.dtype));
   if (wants_packed(ctx)) return packed_matmul_kernel(lhs, rhs, rhs_transposed, e);
   std::vector<int64_t> rhs_dims = rhs.dims;
   if (rhs_transposed) std::swap(rhs_dims[0], rhs_dims[1]);
@@ -106,7 +105,7 @@ Lowered lower_fused_matmul(const LowerContext& ctx) {
     fail(Code::kInternal, ctx.op_label(), ": ", ctx.inputs.size(), " inputs but has_bias is ", e.has_bias);
   const DType dtype = ctx.inputs[0].dtype;
   if (dtype_is_integral(dtype) && *activation != cpu::Activation::kNone && *activation != cpu::Activation::kRelu)
-    ctx.unsupported("activation '", name, "' on ", name_of(dtype));
+    ctx.unsupported("activation '", name, "' on ", dtype_label(dtype));
   if (e.has_bias) {
     const Shape& out = ctx.outputs[0];
     e.bias_len = bias_length(ctx, ctx.inputs[2], out.dims.empty() ? 1 : out.dims.back());
@@ -119,7 +118,7 @@ Lowered lower_fused_matmul(const LowerContext& ctx) {
 
 Lowered lower_outer(const LowerContext& ctx) {
   const DType dtype = ctx.inputs[0].dtype;
-  if (!cpu::outer_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  if (!cpu::outer_supports(dtype)) ctx.unsupported("dtype ", dtype_label(dtype));
   const int64_t na = ctx.inputs[0].num_elements(), nb = ctx.inputs[1].num_elements();
   return {[dtype, na, nb](const KernelArgs& a) { cpu::outer(dtype, a.inputs[0], na, a.inputs[1], nb, a.outputs[0]); }};
 }
@@ -127,8 +126,10 @@ Lowered lower_outer(const LowerContext& ctx) {
 // attention(q, k, v, mask?) {scale, k_transposed, layout?}: see engine/lower/attention_shape.h
 // and kernels/cpu/attention.h.
 Lowered lower_attention(const LowerContext& ctx) {
-  for (const Shape& in : ctx.inputs)
-    if (in.dtype != DType::kFloat32) ctx.unsupported("dtype ", name_of(in.dtype), " (float32 only)");
+  for (size_t i = 0; i < 3; ++i)
+    if (ctx.inputs[i].dtype != DType::kFloat32) ctx.unsupported("dtype ", dtype_label(ctx.inputs[i].dtype), " (float32 only)");
+  if (ctx.inputs.size() == 4 && ctx.inputs[3].dtype != DType::kFloat32 && ctx.inputs[3].dtype != DType::kBool)
+    ctx.unsupported("a ", dtype_label(ctx.inputs[3].dtype), " mask (float32 or bool)");
   const cpu::AttentionShape s = attention_shape(ctx);
   const float scale = static_cast<float>(ctx.attr<double>("scale"));
   auto attention = std::make_shared<const cpu::Attention>(s, scale, ctx.num_threads);
@@ -136,7 +137,7 @@ Lowered lower_attention(const LowerContext& ctx) {
   return {[attention, has_mask](const KernelArgs& a) {
             attention->run(static_cast<const float*>(a.inputs[0]), static_cast<const float*>(a.inputs[1]),
                            static_cast<const float*>(a.inputs[2]),
-                           has_mask ? static_cast<const float*>(a.inputs[3]) : nullptr,
+                           has_mask ? a.inputs[3] : nullptr,
                            static_cast<float*>(a.outputs[0]), a.scratch);
           },
           attention->scratch_bytes()};

@@ -16,7 +16,7 @@ namespace maxc {
 namespace {
 
 [[noreturn]] void no_dtype_kernel(const LowerContext& ctx, const Shape& in) {
-  ctx.unsupported("dtype ", dtype_name(in.dtype) ? dtype_name(in.dtype) : "invalid", " (input ", in.to_string(),
+  ctx.unsupported("dtype ", dtype_label(in.dtype), " (input ", in.to_string(),
                   ")");
 }
 

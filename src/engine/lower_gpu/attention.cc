@@ -1,8 +1,8 @@
 // The fused attention node (compiler/fuse_attention.cc) on a GPU: kernels/cuda/attention.cu,
 // one block per (batch, query row), with the CPU lowering's checks, semantics and strides
 // (engine/lower/attention_shape.h, kernels/cpu/attention.h). q, k and v share a float dtype
-// (float32, float16, bfloat16); the mask is float32 or that dtype and broadcasts to the
-// scores [batch..., Lq, Lk].
+// (float32, float16, bfloat16); the mask is float32 or that dtype (added), or bool (selecting),
+// and broadcasts to the scores [batch..., Lq, Lk].
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -47,6 +47,8 @@ gpu::AttentionParams attention_params(const LowerContext& ctx) {
   if (s.has_mask) {
     p.mask_row_stride = set_strides({s.mask_strides.begin(), s.mask_strides.end() - 1}, p.mask_layout);
     p.mask_col_stride = s.mask_strides.back();
+    p.mask_selects = s.mask_selects ? 1 : 0;
+    p.mask_fill = s.mask_fill;
   }
   p.scale = static_cast<float>(ctx.attr<double>("scale"));
   return p;

@@ -29,7 +29,6 @@ constexpr unsigned kTile = 16;  // kConvTile of conv.cu
 // would idle: conv2d_direct, one thread per output element, serves the convolution instead.
 constexpr int64_t kDirectBelowChannels = 8;
 
-const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "an unknown dtype"; }
 
 void require_gpu(const LowerContext& ctx) {
   if (!ctx.device || !ctx.device->cuda())
@@ -102,7 +101,7 @@ cuda::LaunchShape conv_launch(const gpu::ConvParams& p) {
 Lowered conv_kernel(const LowerContext& ctx, const ConvOperands& o, bool relu) {
   require_gpu(ctx);
   const DType dtype = ctx.inputs[0].dtype;
-  if (!dtype_is_float(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  if (!dtype_is_float(dtype)) ctx.unsupported("dtype ", dtype_label(dtype));
   for (size_t i = 1; i < ctx.inputs.size(); ++i)
     if (ctx.inputs[i].dtype != dtype)
       ctx.unsupported("operands of different dtypes (", ctx.inputs[0].to_string(), ", ", ctx.inputs[i].to_string(),
@@ -184,7 +183,7 @@ Lowered pool_kernel(const LowerContext& ctx, bool max) {
   require_gpu(ctx);
   const DType dtype = ctx.inputs[0].dtype;
   if (!(max ? cpu::max_pool2d_supports(dtype) : cpu::avg_pool2d_supports(dtype)))
-    ctx.unsupported("dtype ", name_of(dtype));
+    ctx.unsupported("dtype ", dtype_label(dtype));
   gpu::PoolParams params = pool_params(ctx);
   params.count_boundary = !max && ctx.attr<bool>("count_boundary") ? 1 : 0;
   const GpuKernel k = max ? load(ctx, "pool.cu", gpu::max_pool2d_kernel) : load(ctx, "pool.cu", gpu::avg_pool2d_kernel);

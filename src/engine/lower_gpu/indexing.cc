@@ -49,7 +49,6 @@ GpuKernel indexing_kernel(const LowerContext& ctx, const char* path, Fn name_of)
   return load_gpu_kernel(ctx, path, ctx.labeled(name_of));
 }
 
-const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }
 
 std::string out_of_range_for(const std::vector<int64_t>& dims) {
   return str_cat("index values of 'indices' are out of range for ", dims_to_string(std::vector<Dim>(dims.begin(), dims.end())));
@@ -101,7 +100,7 @@ cpu::ScatterReduction scatter_reduction(const LowerContext& ctx) {
   if (reduction == "none") return cpu::ScatterReduction::kNone;
   const DType dtype = ctx.inputs[0].dtype;
   if (!cpu::scatter_reduction_supports(dtype))
-    ctx.unsupported("reduction \"", reduction, "\" on dtype ", name_of(dtype), " (only floats, int32 and int64)");
+    ctx.unsupported("reduction \"", reduction, "\" on dtype ", dtype_label(dtype), " (only floats, int32 and int64)");
   if (reduction == "add") return cpu::ScatterReduction::kAdd;
   if (reduction == "mul") return cpu::ScatterReduction::kMul;
   if (reduction == "max") return cpu::ScatterReduction::kMax;

@@ -32,7 +32,6 @@ GpuKernel layout_kernel(const LowerContext& ctx, Fn name_of) {
   return load_gpu_kernel(ctx, "layout.cu", ctx.labeled(name_of));
 }
 
-const char* name_of(DType d) { return dtype_name(d) ? dtype_name(d) : "invalid"; }
 
 // ---- concat, stack, split, chunk -------------------------------------------------------------
 
@@ -209,7 +208,7 @@ Lowered lower_band_part(const LowerContext& ctx) {
 // The length is output 0's (out_dim, evaluated by the engine), as on the CPU.
 Lowered lower_range(const LowerContext& ctx) {
   const DType dtype = ctx.outputs[0].dtype;
-  if (!cpu::range_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  if (!cpu::range_supports(dtype)) ctx.unsupported("dtype ", dtype_label(dtype));
   const int64_t n = ctx.outputs[0].num_elements();
   const GpuKernel k = layout_kernel(ctx, [&] { return gpu::range_kernel(dtype); });
   const cuda::LaunchShape launch = gpu_launch_for_elements(n);
@@ -226,7 +225,7 @@ Lowered lower_range(const LowerContext& ctx) {
 // Both inputs flattened: y [na, nb].
 Lowered lower_outer(const LowerContext& ctx) {
   const DType dtype = ctx.inputs[0].dtype;
-  if (!cpu::outer_supports(dtype)) ctx.unsupported("dtype ", name_of(dtype));
+  if (!cpu::outer_supports(dtype)) ctx.unsupported("dtype ", dtype_label(dtype));
   const int64_t na = ctx.inputs[0].num_elements(), nb = ctx.inputs[1].num_elements();
   const GpuKernel k = layout_kernel(ctx, [&] { return gpu::outer_kernel(dtype); });
   const cuda::LaunchShape launch = gpu_launch_for_elements(na * nb);
@@ -247,7 +246,7 @@ Lowered lower_outer(const LowerContext& ctx) {
 Lowered repeat_by_counts(const LowerContext& ctx, int64_t outer, int64_t d, int64_t inner, int64_t axis) {
   const Shape& counts = ctx.inputs[1];
   if (!dtype_is_integral(counts.dtype) || counts.dtype == DType::kBool)
-    ctx.unsupported("repeats of dtype ", name_of(counts.dtype));
+    ctx.unsupported("repeats of dtype ", dtype_label(counts.dtype));
   const int64_t num_counts = counts.num_elements();
   if (num_counts != 1 && num_counts != d)
     fail(Code::kInvalidArgument, ctx.op_label(), ": input 1 'repeats_tensor' ", counts.to_string(), " must hold 1 or ",

@@ -17,7 +17,7 @@ namespace {
 template <typename F>
 std::string instance(const LowerContext& ctx, F name_of) {
   const DType d = ctx.inputs[0].dtype;
-  if (!dtype_is_float(d)) ctx.unsupported("dtype ", dtype_name(d) ? dtype_name(d) : "invalid", " (float types only)");
+  if (!dtype_is_float(d)) ctx.unsupported("dtype ", dtype_label(d), " (float types only)");
   return ctx.labeled([&] { return name_of(d); });
 }
 

@@ -71,7 +71,7 @@ Lowered lower_cumsum(const LowerContext& ctx) {
 // The CPU's dtypes (its find_*_kernel), refused in its words.
 void require_sortable(const LowerContext& ctx, const Shape& in) {
   if (!cpu::find_top_k_kernel(in.dtype))
-    ctx.unsupported("dtype ", dtype_name(in.dtype) ? dtype_name(in.dtype) : "invalid", " (input ", in.to_string(), ")");
+    ctx.unsupported("dtype ", dtype_label(in.dtype), " (input ", in.to_string(), ")");
 }
 
 // Long lines sort in global scratch, a slice per block: the grid is capped so that the
