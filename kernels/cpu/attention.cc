@@ -71,10 +71,59 @@ float add_mask_max(float* row, const float* mask, int64_t stride, int64_t n) {
   return add_mask_max_in<V8>(row, mask, n);
 }
 
-// A bool mask: row[j] stays where mask[j * stride] is true and becomes `fill` where false,
-// as where(mask, scores, fill) reads.
+// A contiguous bool mask: row[j] stays where mask[j] is true and becomes `fill` where false,
+// as where(mask, scores, fill) reads. In vectors: scalar, it cost a third of GPT-2's
+// attention.
+template <typename V>
+struct MaskLanes;  // a vector's worth of mask bytes, and as many int lanes as V has floats
+template <>
+struct MaskLanes<V8> {
+  typedef uint8_t Bytes __attribute__((vector_size(8)));
+  typedef int32_t Ints __attribute__((vector_size(32)));
+};
+template <>
+struct MaskLanes<V16> {
+  typedef uint8_t Bytes __attribute__((vector_size(16)));
+  typedef int32_t Ints __attribute__((vector_size(64)));
+};
+
+template <typename V>
+[[gnu::always_inline]] inline void select_by_mask_in(float* row, const uint8_t* mask, float fill, int64_t n) {
+  constexpr int64_t kLanes = sizeof(V) / sizeof(float);
+  using Bytes = typename MaskLanes<V>::Bytes;
+  using Ints = typename MaskLanes<V>::Ints;
+  const V filled = V{} + fill;
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    Bytes bytes;
+    __builtin_memcpy(&bytes, mask + j, sizeof bytes);
+    const Ints keep = __builtin_convertvector(bytes, Ints) != 0;
+    store_vec(row + j, keep ? load_vec<V>(row + j) : filled);
+  }
+  for (; j < n; ++j) row[j] = mask[j] ? row[j] : fill;
+}
+
+#if MAXC_HAVE_AVX2
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void select_by_mask_avx512(float* row, const uint8_t* mask,
+                                                                                float fill, int64_t n) {
+  select_by_mask_in<V16>(row, mask, fill, n);
+}
+MAXC_TARGET_AVX2 void select_by_mask_avx2(float* row, const uint8_t* mask, float fill, int64_t n) {
+  select_by_mask_in<V8>(row, mask, fill, n);
+}
+#endif
+
+// The same, for a mask read `stride` bytes apart.
 void select_by_mask(float* row, const uint8_t* mask, int64_t stride, float fill, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) row[j] = mask[j * stride] ? row[j] : fill;
+  if (stride != 1) {
+    for (int64_t j = 0; j < n; ++j) row[j] = mask[j * stride] ? row[j] : fill;
+    return;
+  }
+#if MAXC_HAVE_AVX2
+  if (cpu_has_avx512()) return select_by_mask_avx512(row, mask, fill, n);
+  if (cpu_has_avx2()) return select_by_mask_avx2(row, mask, fill, n);
+#endif
+  select_by_mask_in<V8>(row, mask, fill, n);
 }
 
 MAXC_SIMD_CLONES void scale_row(float* row, float factor, int64_t n) {
