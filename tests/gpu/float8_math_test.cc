@@ -4,6 +4,7 @@
 // float and double patterns encoded with and without saturation, must give the same bits.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,14 +24,6 @@ template <class A, class B>
 bool same_bits(A a, B b) {
   static_assert(sizeof(A) == sizeof(B));
   return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-template <class T, class U>
-T from_bits(U u) {
-  static_assert(sizeof(T) == sizeof(U));
-  T t;
-  std::memcpy(&t, &u, sizeof t);
-  return t;
 }
 
 // A GPU stored float8 type and the CPU's format of the same dtype.
@@ -70,7 +63,7 @@ std::vector<uint32_t> patterns_near_codes() {
     const float lo = cpu::minifloat_to_float<F>(c), hi = cpu::minifloat_to_float<F>(c + 1);
     for (float v : {lo, (lo + hi) / 2}) {
       if (std::isnan(v)) continue;
-      const uint32_t b = from_bits<uint32_t>(v);
+      const uint32_t b = std::bit_cast<uint32_t>(v);
       for (uint32_t d : {b - 1, b, b + 1}) p.insert(p.end(), {d, d ^ 0x80000000u});
     }
   }
@@ -93,7 +86,7 @@ TYPED_TEST(Float8Math, FloatsEncodeAsOnTheCpu) {
   using S = typename TypeParam::Gpu;
   constexpr cpu::MiniFormat F = TypeParam::kCpu;
   for (uint32_t u : float_patterns<F>()) {
-    const float f = from_bits<float>(u);
+    const float f = std::bit_cast<float>(u);
     ASSERT_EQ(g::store_as<S>(f).bits, cpu::minifloat_from<F>(f, true)) << std::hex << "float 0x" << u;
     ASSERT_EQ(g::store_cast<S>(f, true).bits, cpu::minifloat_from<F>(f, true)) << std::hex << "float 0x" << u;
     ASSERT_EQ(g::store_cast<S>(f, false).bits, cpu::minifloat_from<F>(f, false))
@@ -108,13 +101,13 @@ TYPED_TEST(Float8Math, DoublesEncodeAsOnTheCpu) {
   constexpr cpu::MiniFormat F = TypeParam::kCpu;
   std::vector<double> values;
   std::mt19937_64 rng(7);
-  for (int i = 0; i < 200000; ++i) values.push_back(from_bits<double>(static_cast<uint64_t>(rng())));
+  for (int i = 0; i < 200000; ++i) values.push_back(std::bit_cast<double>(static_cast<uint64_t>(rng())));
   for (uint32_t u : patterns_near_codes<F>()) {
-    const double d = from_bits<float>(u);
+    const double d = std::bit_cast<float>(u);
     values.insert(values.end(), {d, d * (1 + 0x1p-40), d * (1 - 0x1p-40)});
   }
   for (double d : values) {
-    const uint64_t bits = from_bits<uint64_t>(d);
+    const uint64_t bits = std::bit_cast<uint64_t>(d);
     ASSERT_EQ(g::store_cast<S>(d, true).bits, cpu::minifloat_from<F>(d, true)) << std::hex << "double 0x" << bits;
     ASSERT_EQ(g::store_cast<S>(d, false).bits, cpu::minifloat_from<F>(d, false))
         << std::hex << "double 0x" << bits << " unsaturated";
