@@ -43,8 +43,7 @@ void ElemProgram::Impl::check_spec() const {
   for (int32_t i = 0; i < num_leaves; ++i) {
     const ElemLeaf& leaf = spec.leaves[static_cast<size_t>(i)];
     if (!is_storage_supported(leaf.dtype))
-      fail(Code::kInvalidArgument, "elementwise program: leaf ", i, " has unsupported dtype ",
-           dtype_label(leaf.dtype));
+      fail(Code::kInvalidArgument, "elementwise program: leaf ", i, " has unsupported dtype ", dtype_label(leaf.dtype));
   }
   for (size_t k = 0; k < spec.steps.size(); ++k) {
     const ElemStep& s = spec.steps[k];
@@ -68,8 +67,7 @@ void ElemProgram::Impl::check_spec() const {
       fail(Code::kInvalidArgument, "elementwise program: output ", j, " is value ", o.value, "; the program has ",
            num_values);
     if (!is_storage_supported(o.dtype))
-      fail(Code::kInvalidArgument, "elementwise program: output ", j, " has unsupported dtype ",
-           dtype_label(o.dtype));
+      fail(Code::kInvalidArgument, "elementwise program: output ", j, " has unsupported dtype ", dtype_label(o.dtype));
   }
 }
 

@@ -301,8 +301,7 @@ namespace {
 // The dtypes the CPU scans and arg-reduces (its DTypeSet::kNumeric).
 const char* require_numeric(DType d, const char* what) {
   if (!dtype_is_float(d) && d != DType::kInt32 && d != DType::kInt64)
-    fail(Code::kUnimplemented, what, ": the GPU kernel handles float types, int32 and int64, not ",
-         dtype_label(d));
+    fail(Code::kUnimplemented, what, ": the GPU kernel handles float types, int32 and int64, not ", dtype_label(d));
   return require_storage(d, what);
 }
 
@@ -338,8 +337,7 @@ int64_t sort_key_bytes(DType d) {
 
 std::string conv2d_kernel(DType d, bool direct) {
   if (!dtype_is_float(d))
-    fail(Code::kUnimplemented, "conv2d: the GPU kernels convolve float types, not ",
-         dtype_label(d));
+    fail(Code::kUnimplemented, "conv2d: the GPU kernels convolve float types, not ", dtype_label(d));
   return str_cat("maxc::gpu::", direct ? "conv2d_direct<" : "conv2d_tiled<", require_storage(d, "conv2d"), ">");
 }
 

@@ -14,8 +14,7 @@ namespace {
 uint64_t checked_byte_size(const SafetensorsTensor& t) {
   const char* code = safetensors_dtype_code(t.dtype);
   if (!code)
-    fail(Code::kInvalidArgument, "tensor '", t.name, "': safetensors has no dtype for ",
-         dtype_label(t.dtype));
+    fail(Code::kInvalidArgument, "tensor '", t.name, "': safetensors has no dtype for ", dtype_label(t.dtype));
   const int64_t n = checked_num_elements(t.dtype, t.dims);
   const uint64_t bytes = dtype_bytes_for(t.dtype, static_cast<uint64_t>(n));
   if (t.data.size() != bytes)

@@ -16,8 +16,7 @@ Lowered lower_gpu_minifloat_cast(const LowerContext& ctx) {
   const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
   if (src == dst) return Lowered::alias_of_input();
   if (!cpu::cast_minifloat_supports(src, dst))
-    ctx.unsupported("a cast from ", dtype_label(src), " to ",
-                    dtype_label(dst));
+    ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
   const GpuKernel k = load_gpu_kernel(ctx, "cast.cu", ctx.labeled([&] { return gpu::cast_kernel(src, dst); }));
   const gpu::i32 saturate = !ctx.attrs().has("saturate") || ctx.attr<bool>("saturate") ? 1 : 0;
   // Kernel inputs are dense, so one flat dim walks both tensors.
