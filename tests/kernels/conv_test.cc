@@ -287,15 +287,18 @@ TEST(Pool, MaxPropagatesNaNAndWorksOnIntegers) {
   cpu::max_pool2d(DType::kInt64, s, ix.data(), iout.data());
   EXPECT_EQ(iout, (std::vector<int64_t>{-5, 4}));
   EXPECT_FALSE(cpu::avg_pool2d_supports(DType::kInt32));
-  // The vector path (8 channels): a NaN in one channel wins that channel only.
-  const cpu::Pool2dShape s8 = pool(2, 2, 8, 2, 2, 1, 0, false);
-  std::vector<float> x8(2 * 4 * 8, 1.f), out8(2 * 8);
-  x8[2 * 8 + 3] = std::numeric_limits<float>::quiet_NaN();
-  x8[8 + 5] = 7.f;
-  cpu::max_pool2d(DType::kFloat32, s8, x8.data(), out8.data());
-  for (int c = 0; c < 8; ++c) {
-    if (c == 3) EXPECT_TRUE(std::isnan(out8[c]));
-    else EXPECT_EQ(out8[c], c == 5 ? 7.f : 1.f) << c;
+  // The vector path (channels in multiples of 8: one vector, then two): a NaN in one channel
+  // wins that channel only.
+  for (int64_t c8 : {8, 16}) {
+    const cpu::Pool2dShape s8 = pool(2, 2, c8, 2, 2, 1, 0, false);
+    std::vector<float> x8(static_cast<size_t>(2 * 4 * c8), 1.f), out8(static_cast<size_t>(2 * c8));
+    x8[static_cast<size_t>(2 * c8 + c8 - 5)] = std::numeric_limits<float>::quiet_NaN();
+    x8[static_cast<size_t>(c8 + c8 - 3)] = 7.f;
+    cpu::max_pool2d(DType::kFloat32, s8, x8.data(), out8.data());
+    for (int64_t c = 0; c < c8; ++c) {
+      if (c == c8 - 5) EXPECT_TRUE(std::isnan(out8[static_cast<size_t>(c)])) << c8 << " channels";
+      else EXPECT_EQ(out8[static_cast<size_t>(c)], c == c8 - 3 ? 7.f : 1.f) << c << " of " << c8;
+    }
   }
 }
 
