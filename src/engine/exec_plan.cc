@@ -76,7 +76,6 @@ class PlanBuilder {
     for (const Node& node : p_.nodes) shape_outputs(node);
     if (plan_->device->is_host()) batch_loops_ = find_batch_loops(p_, plan_->shapes);
     for (size_t k = 0; k < p_.nodes.size(); ++k) lower(k);
-    make_step_loops();
     place_outputs();
     place_in_arena();
     return std::move(plan_);
@@ -148,7 +147,7 @@ class PlanBuilder {
     }
     inplace_.push_back(lowered.inplace_input);
     scratch_.push_back(lowered.scratch_bytes);
-    step_batch_loop_.push_back(loop ? static_cast<int32_t>(loop - batch_loops_.data()) : -1);
+    join_step_loop(loop);
     step_cut_.push_back(cut);
     plan_->steps.push_back(
         Step{std::move(lowered.run), node.inputs, node.outputs, -1, node.op, -1, 0, std::move(lowered.error), {}, {}});
@@ -175,20 +174,21 @@ class PlanBuilder {
     step.packed_slot = static_cast<uint32_t>(slot);
   }
 
-  // A StepLoop for the steps of each batch loop (aliases make none).
-  void make_step_loops() {
-    step_loop_.assign(step_batch_loop_.size(), -1);
-    for (size_t k = 0; k < step_batch_loop_.size();) {
-      const int32_t l = step_batch_loop_[k];
-      size_t end = k + 1;
-      while (end < step_batch_loop_.size() && step_batch_loop_[end] == l) ++end;
-      if (l >= 0) {
-        std::fill(step_loop_.begin() + static_cast<int64_t>(k), step_loop_.begin() + static_cast<int64_t>(end),
-                  static_cast<int32_t>(plan_->loops.size()));
-        plan_->loops.push_back({k, end, batch_loops_[static_cast<size_t>(l)].passes()});
-      }
-      k = end;
+  // Puts the step about to be added into the StepLoop of its node's batch loop, opening it
+  // with the loop's first step (an alias makes no step, so that need not be the loop's first
+  // node). A loop's nodes are contiguous, so the open StepLoop is the last one.
+  void join_step_loop(const BatchLoop* loop) {
+    if (!loop) {
+      step_loop_.push_back(-1);
+      return;
     }
+    const size_t k = plan_->steps.size();
+    if (loop != open_loop_) {
+      plan_->loops.push_back({k, k, loop->passes()});
+      open_loop_ = loop;
+    }
+    plan_->loops.back().end = k + 1;
+    step_loop_.push_back(static_cast<int32_t>(plan_->loops.size() - 1));
   }
 
   const StepLoop* loop_of_step(int64_t k) const {
@@ -321,11 +321,11 @@ class PlanBuilder {
   std::map<ValueId, const Constant*> constant_of_;
   std::vector<int32_t> inplace_;
   std::vector<uint64_t> scratch_;
-  std::vector<BatchLoop> batch_loops_;     // by node
-  std::vector<int32_t> step_batch_loop_;   // per step: its node's batch loop, or -1
+  std::vector<BatchLoop> batch_loops_;       // by node
+  const BatchLoop* open_loop_ = nullptr;     // the batch loop of plan_->loops.back()
   std::vector<std::vector<bool>> step_cut_;  // per step: batch_cut_inputs of its node in a loop
-  std::vector<int32_t> step_loop_;         // per step: its ExecPlan::loops entry, or -1
-  std::vector<bool> in_slice_;             // by ValueId: lives in one slice's buffer
+  std::vector<int32_t> step_loop_;           // per step: its ExecPlan::loops entry, or -1
+  std::vector<bool> in_slice_;               // by ValueId: lives in one slice's buffer
 };
 
 }  // namespace

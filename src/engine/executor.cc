@@ -58,6 +58,11 @@ void copy_bytes(const Device& device, void* dst, const void* src, size_t bytes, 
   }
 }
 
+// `p` moved on `pass` times `stride` bytes: a loop step's operand in that pass.
+void* advanced(void* p, int64_t pass, uint64_t stride) {
+  return static_cast<uint8_t*>(p) + static_cast<uint64_t>(pass) * stride;
+}
+
 std::string step_shape(const Step& step, const ExecPlan& plan) {
   return step.outputs.empty() ? "" : plan.shapes[step.outputs[0]].to_string();
 }
@@ -110,9 +115,8 @@ void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& arg
     for (ValueId v : step.outputs) out_ptrs.push_back(address(plan.homes[v], args, arena, outputs));
     if (step.packed_input >= 0) in_ptrs[step.packed_input] = const_cast<void*>(args.packed[step.packed_slot]);
     if (pass > 0) {
-      const auto at = static_cast<uint64_t>(pass);
-      for (size_t i = 0; i < in_ptrs.size(); ++i) in_ptrs[i] = static_cast<uint8_t*>(in_ptrs[i]) + at * step.input_strides[i];
-      for (size_t j = 0; j < out_ptrs.size(); ++j) out_ptrs[j] = static_cast<uint8_t*>(out_ptrs[j]) + at * step.output_strides[j];
+      for (size_t i = 0; i < in_ptrs.size(); ++i) in_ptrs[i] = advanced(in_ptrs[i], pass, step.input_strides[i]);
+      for (size_t j = 0; j < out_ptrs.size(); ++j) out_ptrs[j] = advanced(out_ptrs[j], pass, step.output_strides[j]);
     }
     void* scratch = step.scratch_offset >= 0 ? arena + step.scratch_offset : nullptr;
     int32_t* error_word = error_words && !step.error.empty() ? error_words + k : nullptr;

@@ -31,7 +31,8 @@ std::optional<QRange> integer_range(DType d) {
 
 QRange require_integer_type(NodeContext& c, DType d, std::string_view what) {
   std::optional<QRange> r = integer_range(d);
-  if (!r) c.unsupported(what, " of type ", dtype_label(d), " (only int8, uint8, int16, uint16 and int32 are supported)");
+  if (!r)
+    c.unsupported(what, " of type ", dtype_label(d), " (only int8, uint8, int16, uint16 and int32 are supported)");
   return *r;
 }
 
@@ -125,7 +126,8 @@ DType quantize_output_dtype(NodeContext& c) {
   std::optional<DType> attr = attr_dtype(c, "output_dtype");
   if (!c.has_input(2)) return attr.value_or(DType::kUInt8);
   DType zp = c.dtype(2);
-  if (attr && *attr != zp) c.invalid("output_dtype ", dtype_label(*attr), " differs from the zero point's ", dtype_label(zp));
+  if (attr && *attr != zp)
+    c.invalid("output_dtype ", dtype_label(*attr), " differs from the zero point's ", dtype_label(zp));
   return zp;
 }
 

@@ -107,8 +107,9 @@ void expect_same_results(const Graph& g, bool where_mask = false) {
   auto fused = Model::create(CompiledModel::compile(ctx, g, {}), weights);
   auto plain = Model::create(CompiledModel::compile(ctx, g, plain_settings), weights);
   for (auto [batch, seq] : {std::pair<int64_t, int64_t>{1, 5}, {2, 37}}) {
-    std::vector<Ref<Tensor>> in = {random_tensor({batch, seq, kWidth}, seed++),
-                                   where_mask ? bool_mask(seq, seed++) : random_tensor({batch, 1, 1, seq}, seed++, -3.f, 0.f)};
+    Ref<Tensor> x = random_tensor({batch, seq, kWidth}, seed++);
+    Ref<Tensor> mask = where_mask ? bool_mask(seq, seed++) : random_tensor({batch, 1, 1, seq}, seed++, -3.f, 0.f);
+    std::vector<Ref<Tensor>> in = {x, mask};
     const auto a = fused->execute(in), b = plain->execute(in);
     ASSERT_EQ(a.size(), b.size());
     for (size_t o = 0; o < a.size(); ++o) {

@@ -96,7 +96,8 @@ TEST(BatchLoop, ImagesComeOutAsTheyDoAlone) {
       for (int64_t i = 0; i < want.batch; ++i) {
         const auto alone = model->execute(std::vector<Ref<Tensor>>{image(x, i)});
         for (size_t j = 0; j < got.size(); ++j)
-          expect_same(image(got[j], i), alone[j], what + " output " + std::to_string(j) + " image " + std::to_string(i));
+          expect_same(image(got[j], i), alone[j],
+                      what + " output " + std::to_string(j) + " image " + std::to_string(i));
       }
     }
   }

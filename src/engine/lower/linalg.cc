@@ -127,7 +127,8 @@ Lowered lower_outer(const LowerContext& ctx) {
 // and kernels/cpu/attention.h.
 Lowered lower_attention(const LowerContext& ctx) {
   for (size_t i = 0; i < 3; ++i)
-    if (ctx.inputs[i].dtype != DType::kFloat32) ctx.unsupported("dtype ", dtype_label(ctx.inputs[i].dtype), " (float32 only)");
+    if (ctx.inputs[i].dtype != DType::kFloat32)
+      ctx.unsupported("dtype ", dtype_label(ctx.inputs[i].dtype), " (float32 only)");
   if (ctx.inputs.size() == 4 && ctx.inputs[3].dtype != DType::kFloat32 && ctx.inputs[3].dtype != DType::kBool)
     ctx.unsupported("a ", dtype_label(ctx.inputs[3].dtype), " mask (float32 or bool)");
   const cpu::AttentionShape s = attention_shape(ctx);
