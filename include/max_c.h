@@ -228,6 +228,12 @@ MAX_API max_log_level_t max_log_level(void);
 
 /* ======================================================================================
  * DType: MAX's element types, with MAX's own numbers.
+ *
+ * UINT2, INT2, UINT4 and INT4 extend MAX's set with MAX's own numbering of integers
+ * (0x80 | log2(bits) << 1 | signed, as UINT8 = 134 and INT8 = 135). Like FLOAT4_E2M1FN they
+ * are packed, the earliest element in the lowest bits of its byte (as ONNX packs them, and
+ * DLPack, where they are kDLUInt/kDLInt with 2 or 4 bits), and size_in_bytes rounds them up
+ * to 1.
  * ====================================================================================== */
 
 typedef int32_t max_dtype_t;
@@ -242,6 +248,10 @@ typedef int32_t max_dtype_t;
 #define MAX_DTYPE_BFLOAT16 80
 #define MAX_DTYPE_FLOAT32 81
 #define MAX_DTYPE_FLOAT64 82
+#define MAX_DTYPE_UINT2 130
+#define MAX_DTYPE_INT2 131
+#define MAX_DTYPE_UINT4 132
+#define MAX_DTYPE_INT4 133
 #define MAX_DTYPE_UINT8 134
 #define MAX_DTYPE_INT8 135
 #define MAX_DTYPE_UINT16 136

@@ -110,7 +110,7 @@ static void initial_log_level_from_env(void** state) {
 }
 
 /* ======================================================================================
- * DTypes: the traits of all 18, and unknown codes
+ * DTypes: the traits of all 22, and unknown codes
  * ====================================================================================== */
 
 typedef struct {
@@ -131,6 +131,10 @@ static const dtype_row kDTypes[] = {
     {MAX_DTYPE_BFLOAT16,        "bfloat16",        16, 2, 1, 0, 1, 0, 0, 0},
     {MAX_DTYPE_FLOAT32,         "float32",         32, 4, 1, 0, 0, 0, 0, 0},
     {MAX_DTYPE_FLOAT64,         "float64",         64, 8, 1, 0, 0, 0, 0, 0},
+    {MAX_DTYPE_UINT2,           "uint2",           2,  1, 0, 0, 0, 1, 0, 1},
+    {MAX_DTYPE_INT2,            "int2",            2,  1, 0, 0, 0, 1, 1, 0},
+    {MAX_DTYPE_UINT4,           "uint4",           4,  1, 0, 0, 0, 1, 0, 1},
+    {MAX_DTYPE_INT4,            "int4",            4,  1, 0, 0, 0, 1, 1, 0},
     {MAX_DTYPE_UINT8,           "uint8",           8,  1, 0, 0, 0, 1, 0, 1},
     {MAX_DTYPE_INT8,            "int8",            8,  1, 0, 0, 0, 1, 1, 0},
     {MAX_DTYPE_UINT16,          "uint16",          16, 2, 0, 0, 0, 1, 0, 1},
@@ -149,10 +153,10 @@ static const dtype_row kDTypes[] = {
                (int)(row)->field);                                                        \
   } while (0)
 
-static void dtype_traits_of_all_18(void** state) {
+static void dtype_traits_of_all_22(void** state) {
   size_t i;
   (void)state;
-  assert_int_equal(N_DTYPES, 18);
+  assert_int_equal(N_DTYPES, 22);
   for (i = 0; i < N_DTYPES; ++i) {
     const dtype_row* r = &kDTypes[i];
     max_dtype_t found = 0;
@@ -178,7 +182,7 @@ static void dtype_unknown_codes(void** state) {
   size_t i;
   int known;
   (void)state;
-  /* every code in [-8, 300] that is not one of the 18 is unknown to every trait */
+  /* every code in [-8, 300] that is not one of the 22 is unknown to every trait */
   for (code = -8; code <= 300; ++code) {
     known = 0;
     for (i = 0; i < N_DTYPES; ++i) known |= kDTypes[i].dtype == code;
@@ -397,9 +401,11 @@ static void tensor_zeros(void** state) {
 static void tensor_scalar_empty_and_subbyte(void** state) {
   max_tensor_t *scalar = make_zeros(MAX_DTYPE_INT64, NULL, 0);
   const int64_t empty_dims[2] = {0, 3};
-  const int64_t f4_dims[1] = {3};
+  const int64_t f4_dims[1] = {3}, i2_dims[1] = {5};
   max_tensor_t *empty = make_zeros(MAX_DTYPE_FLOAT32, empty_dims, 2);
   max_tensor_t *f4 = make_zeros(MAX_DTYPE_FLOAT4_E2M1FN, f4_dims, 1);
+  max_tensor_t *i4 = make_zeros(MAX_DTYPE_INT4, f4_dims, 1);
+  max_tensor_t *u2 = make_zeros(MAX_DTYPE_UINT2, i2_dims, 1);
   const int64_t* dims = SENTINEL_PTR;
   int64_t n = -1;
   size_t bytes = 99;
@@ -417,9 +423,15 @@ static void tensor_scalar_empty_and_subbyte(void** state) {
   EXPECT_OK(max_tensor_to_host(empty, NULL, 0));
   EXPECT_OK(max_tensor_byte_size(f4, &bytes));
   assert_int_equal(bytes, 2); /* 3 packed 4-bit elements */
+  EXPECT_OK(max_tensor_byte_size(i4, &bytes));
+  assert_int_equal(bytes, 2); /* int4 packs like float4 */
+  EXPECT_OK(max_tensor_byte_size(u2, &bytes));
+  assert_int_equal(bytes, 2); /* 5 packed 2-bit elements */
   max_tensor_release(scalar);
   max_tensor_release(empty);
   max_tensor_release(f4);
+  max_tensor_release(i4);
+  max_tensor_release(u2);
 }
 
 /* Zero elements: NULL memory is fine for a borrowed empty tensor and for to_host's dst, and
@@ -707,7 +719,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(status_code_names),
       cmocka_unit_test(status_accessors),
       cmocka_unit_test(log_level_set_and_get),
-      cmocka_unit_test(dtype_traits_of_all_18),
+      cmocka_unit_test(dtype_traits_of_all_22),
       cmocka_unit_test(dtype_unknown_codes),
       cmocka_unit_test(dtype_from_unknown_name),
       cmocka_unit_test(cpu_device_is_a_singleton),

@@ -79,7 +79,7 @@ static int all_zero(const void* p, size_t n) {
 #define DEVICE_GETTER(f, out_type, out_arg) \
   GETTER_MISUSE(f, g_device, AS(max_device_t, g_tensor), out_type, "device", out_arg, "device")
 
-static const max_dtype_t kUnknownDTypes[] = {0, 2, -1, 63, 65, 74, 83, 133, 142, 255, INT32_MIN, INT32_MAX};
+static const max_dtype_t kUnknownDTypes[] = {0, 2, -1, 63, 65, 74, 83, 129, 142, 255, INT32_MIN, INT32_MAX};
 #define N_UNKNOWN_DTYPES (sizeof kUnknownDTypes / sizeof kUnknownDTypes[0])
 
 /* A dtype trait answers 0 for every unknown code. */

@@ -102,6 +102,11 @@ EXPECT_EQ(MAX_DTYPE_INT32, 139);
 EXPECT_EQ(MAX_DTYPE_UINT64, 140);
 EXPECT_EQ(MAX_DTYPE_INT64, 141);
 #ifndef MAX_C_FROZEN_1_0
+/* The sub-byte integers, in MAX's integer numbering. */
+EXPECT_EQ(MAX_DTYPE_UINT2, 130);
+EXPECT_EQ(MAX_DTYPE_INT2, 131);
+EXPECT_EQ(MAX_DTYPE_UINT4, 132);
+EXPECT_EQ(MAX_DTYPE_INT4, 133);
 /* 1.3: quantization encodings. */
 EXPECT_EQ(sizeof(max_quant_encoding_t), 4);
 EXPECT_EQ(MAX_QUANT_NONE, 0);

@@ -68,6 +68,17 @@ void cast_chunk(DType src, DType dst, const void* in, void* out, int64_t begin, 
 
 }  // namespace
 
+void minifloat_to_float(DType mini, const void* in, int64_t begin, int64_t n, float* out) {
+  if (!visit_minifloat(mini, [&](auto f) { decode<decltype(f)::value>(in, begin, n, out); }))
+    fail(Code::kInvalidArgument, "minifloat_to_float: ", dtype_label(mini), " is not a float8 or float4 dtype");
+}
+
+void minifloat_from_float(DType mini, const float* x, void* out, int64_t begin, int64_t n, bool saturate) {
+  if (!is_minifloat(mini))
+    fail(Code::kInvalidArgument, "minifloat_from_float: ", dtype_label(mini), " is not a float8 or float4 dtype");
+  encode_to(mini, x, out, begin, n, saturate);
+}
+
 bool cast_minifloat_supports(DType src, DType dst) {
   const bool a = is_minifloat(src), b = is_minifloat(dst);
   return (a || b) && (a || is_storage_supported(src)) && (b || is_storage_supported(dst));

@@ -21,4 +21,11 @@ void cast_minifloat(DType src, DType dst, const void* in, void* out, int64_t n, 
 // Whether cast_minifloat converts between these two dtypes.
 bool cast_minifloat_supports(DType src, DType dst);
 
+// The serial halves of cast_minifloat, for a cast kernel whose other side is not a dtype the
+// engine loads and stores (kernels/cpu/cast_packed_int.h): elements [begin, begin + n) of the
+// float8/float4 buffer of dtype `mini` read as floats, and written from floats. `begin` is
+// even for float4, so that the range starts on a byte.
+void minifloat_to_float(DType mini, const void* in, int64_t begin, int64_t n, float* out);
+void minifloat_from_float(DType mini, const float* x, void* out, int64_t begin, int64_t n, bool saturate);
+
 }  // namespace maxc::cpu

@@ -16,6 +16,10 @@ constexpr DTypeInfo kTable[] = {
     {DType::kBFloat16, "bfloat16", 16, true, true},
     {DType::kFloat32, "float32", 32, true, true},
     {DType::kFloat64, "float64", 64, true, true},
+    {DType::kUInt2, "uint2", 2, false, false},
+    {DType::kInt2, "int2", 2, false, true},
+    {DType::kUInt4, "uint4", 4, false, false},
+    {DType::kInt4, "int4", 4, false, true},
     {DType::kUInt8, "uint8", 8, false, false},
     {DType::kInt8, "int8", 8, false, true},
     {DType::kUInt16, "uint16", 16, false, false},
@@ -79,6 +83,13 @@ bool dtype_is_signed_integral(DType d) {
 bool dtype_is_unsigned_integral(DType d) {
   return dtype_is_integral(d) && !dtype_info(d)->is_signed;
 }
+
+bool dtype_is_sub_byte(DType d) {
+  const int32_t bits = dtype_size_in_bits(d);
+  return bits > 0 && bits < 8;
+}
+
+bool dtype_is_packed_int(DType d) { return dtype_is_integral(d) && dtype_is_sub_byte(d); }
 
 uint64_t dtype_bytes_for(DType d, uint64_t count) {
   return (count * static_cast<uint64_t>(dtype_size_in_bits(d)) + 7) / 8;

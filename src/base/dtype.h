@@ -21,6 +21,10 @@ enum class DType : int32_t {
   kBFloat16 = 80,
   kFloat32 = 81,
   kFloat64 = 82,
+  kUInt2 = 130,
+  kInt2 = 131,
+  kUInt4 = 132,
+  kInt4 = 133,
   kUInt8 = 134,
   kInt8 = 135,
   kUInt16 = 136,
@@ -34,7 +38,7 @@ enum class DType : int32_t {
 struct DTypeInfo {
   DType dtype;
   const char* name;  // MAX's member name: "float32"
-  int32_t bits;      // storage bits of one element (4 for float4_e2m1fn)
+  int32_t bits;      // storage bits of one element (4 for float4_e2m1fn and int4, 2 for int2)
   bool is_float;
   bool is_signed;    // signed integers and every float
 };
@@ -57,6 +61,11 @@ bool dtype_is_integral(DType d);
 bool dtype_is_signed_integral(DType d);
 bool dtype_is_unsigned_integral(DType d);
 inline bool dtype_is_bool(DType d) { return d == DType::kBool; }
+// Elements narrower than a byte (float4_e2m1fn, the 2- and 4-bit integers): packed, low bits
+// first, so one has no address of its own.
+bool dtype_is_sub_byte(DType d);
+// uint2, int2, uint4, int4 (base/packed_int.h reads and writes their elements).
+bool dtype_is_packed_int(DType d);
 
 // Bytes that `count` contiguous elements occupy (sub-byte types are packed).
 uint64_t dtype_bytes_for(DType d, uint64_t count);

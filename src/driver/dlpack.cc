@@ -15,10 +15,14 @@ struct DLCode {
 
 constexpr DLCode kCodes[] = {
     {DType::kBool, kDLBool, 8},
+    {DType::kInt2, kDLInt, 2},
+    {DType::kInt4, kDLInt, 4},
     {DType::kInt8, kDLInt, 8},
     {DType::kInt16, kDLInt, 16},
     {DType::kInt32, kDLInt, 32},
     {DType::kInt64, kDLInt, 64},
+    {DType::kUInt2, kDLUInt, 2},
+    {DType::kUInt4, kDLUInt, 4},
     {DType::kUInt8, kDLUInt, 8},
     {DType::kUInt16, kDLUInt, 16},
     {DType::kUInt32, kDLUInt, 32},

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/packed_int.h"
 
 namespace maxc {
 
@@ -46,6 +47,7 @@ bool is_one_element(const Constant& c) {
 std::optional<int64_t> Constant::scalar_int() const {
   if (!is_one_element(*this)) return std::nullopt;
   const uint8_t* p = data.get();
+  if (dtype_is_packed_int(type.dtype)) return packed_int_get(type.dtype, p, 0);
   switch (type.dtype) {
     case DType::kBool: return p[0] != 0;
     case DType::kInt8: return load<int8_t>(p);

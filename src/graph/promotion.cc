@@ -9,6 +9,7 @@ int category(DType d) { return dtype_is_bool(d) ? 0 : dtype_is_integral(d) ? 1 :
 
 DType signed_int_of_bits(int32_t bits) {
   switch (bits) {
+    case 4: return DType::kInt4;
     case 8: return DType::kInt8;
     case 16: return DType::kInt16;
     case 32: return DType::kInt32;

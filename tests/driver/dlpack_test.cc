@@ -122,13 +122,30 @@ TEST(DLPackExport, EveryDTypeRoundTrips) {
                       DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64,
                       DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
                       DType::kFloat8E4M3Fn, DType::kFloat8E4M3Fnuz, DType::kFloat8E5M2,
-                      DType::kFloat8E5M2Fnuz, DType::kFloat4E2M1Fn}) {
+                      DType::kFloat8E5M2Fnuz, DType::kFloat4E2M1Fn, DType::kUInt2, DType::kInt2,
+                      DType::kUInt4, DType::kInt4}) {
     auto t = Tensor::create(Device::cpu(), dtype, {4});
     DLManagedTensorVersioned* m = to_dlpack(t);
     EXPECT_EQ(m->dl_tensor.dtype.bits, dtype_size_in_bits(dtype)) << dtype_name(dtype);
     auto back = from_dlpack(m);  // takes ownership of m
     EXPECT_EQ(back->dtype(), dtype) << dtype_name(dtype);
     EXPECT_EQ(back->data(), t->data()) << dtype_name(dtype);
+  }
+}
+
+// DLPack's integer codes with 2 and 4 bits are the packed sub-byte integers.
+TEST(DLPackExport, SubByteIntegersUseTheIntegerCodes) {
+  const struct {
+    DType dtype;
+    uint8_t code, bits;
+  } cases[] = {{DType::kUInt2, kDLUInt, 2}, {DType::kInt2, kDLInt, 2}, {DType::kUInt4, kDLUInt, 4},
+               {DType::kInt4, kDLInt, 4}};
+  for (const auto& c : cases) {
+    auto t = Tensor::create(Device::cpu(), c.dtype, {5});
+    DLManagedTensorVersioned* m = to_dlpack(t);
+    EXPECT_EQ(m->dl_tensor.dtype.code, c.code) << dtype_name(c.dtype);
+    EXPECT_EQ(m->dl_tensor.dtype.bits, c.bits) << dtype_name(c.dtype);
+    m->deleter(m);
   }
 }
 

@@ -126,6 +126,12 @@ TEST(KernelCatalog, UnsupportedDtypesAreRefused) {
                     "cast output: the GPU cast kernel does not handle float4_e2m1fn");
   EXPECT_MAXC_ERROR(gpu::cast_kernel(DType::kFloat4E2M1Fn, DType::kFloat8E5M2), Code::kUnimplemented,
                     "cast input: the GPU cast kernel does not handle float4_e2m1fn");
+  // The sub-byte integers pack like float4: no kernel moves or casts them.
+  EXPECT_MAXC_ERROR(gpu::fill_kernel(DType::kInt4), Code::kUnimplemented, "do not move int4");
+  EXPECT_MAXC_ERROR(gpu::cast_kernel(DType::kFloat32, DType::kUInt2), Code::kUnimplemented,
+                    "cast output: the GPU cast kernel does not handle uint2");
+  EXPECT_MAXC_ERROR(gpu::unary_kernel(cpu::ElemOp::kNegate, DType::kInt4, DType::kInt4), Code::kUnimplemented,
+                    "int4");
   EXPECT_MAXC_ERROR(gpu::gather_kernel(DType::kFloat32, DType::kFloat32), Code::kInvalidArgument,
                     "gather indices of float32");
 }

@@ -36,6 +36,14 @@ TEST(Promotion, Table) {
       {D::kUInt16, D::kInt64, D::kInt64},
       {D::kUInt64, D::kInt8, std::nullopt},
       {D::kUInt64, D::kInt64, std::nullopt},
+      // the sub-byte integers take part by their widths like the others
+      {D::kInt4, D::kInt8, D::kInt8},
+      {D::kUInt2, D::kUInt4, D::kUInt4},
+      {D::kUInt2, D::kInt2, D::kInt4},
+      {D::kUInt2, D::kInt4, D::kInt4},
+      {D::kUInt4, D::kInt4, D::kInt8},
+      {D::kBool, D::kUInt2, D::kUInt2},
+      {D::kInt4, D::kFloat4E2M1Fn, D::kFloat4E2M1Fn},
       // floats: the wider; equal widths of different formats go up
       {D::kFloat16, D::kFloat32, D::kFloat32},
       {D::kBFloat16, D::kFloat64, D::kFloat64},

@@ -2,7 +2,8 @@
 // "fused_elementwise" nodes that compiler/fuse_elementwise.cc makes. Every one becomes an
 // ElemProgram (kernels/cpu/elementwise.h): a single op is a one-step program, a fused node
 // one step per fused op, a cast a program with no step at all (the store converts); a cast
-// to or from float8 or float4 runs its own kernel (kernels/cpu/cast_minifloat.h).
+// to or from float8, float4 or a sub-byte integer runs its own kernel
+// (kernels/cpu/cast_minifloat.h, kernels/cpu/cast_packed_int.h).
 //
 // max and min are registered here for both forms: with two inputs they are elementwise,
 // with one they are reductions and go to lower_reduce_max_min (reduction.cc).
@@ -14,6 +15,7 @@
 #include "engine/lower/reduce_max_min.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/cast_minifloat.h"
+#include "kernels/cpu/cast_packed_int.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/minifloat.h"
 
@@ -48,27 +50,35 @@ Lowered lowered_from(const LowerContext& ctx, ElemProgramSpec spec) {
   return l;
 }
 
-// ---- a cast to or from float8 / float4 ---------------------------------------------------
+// ---- a cast to or from float8 / float4 / a sub-byte integer --------------------------------
 
-bool is_minifloat_cast(const LowerContext& ctx) {
-  return ctx.node.op == "cast" && ctx.inputs.size() == 1 &&
-         (cpu::is_minifloat(ctx.inputs[0].dtype) || cpu::is_minifloat(ctx.outputs[0].dtype));
+bool is_standalone_cast(const LowerContext& ctx) {
+  if (ctx.node.op != "cast" || ctx.inputs.size() != 1) return false;
+  for (DType d : {ctx.inputs[0].dtype, ctx.outputs[0].dtype})
+    if (cpu::is_minifloat(d) || dtype_is_packed_int(d)) return true;
+  return false;
 }
 
-// No ElemProgram holds these dtypes (kernels/cpu/cast_minifloat.h): the cast runs alone.
-Lowered lower_minifloat_cast(const LowerContext& ctx) {
+// No ElemProgram holds these dtypes (kernels/cpu/cast_minifloat.h, cast_packed_int.h): the
+// cast runs alone. A packed-int side takes precedence, so int4 <-> float4 is its kernel's.
+Lowered lower_standalone_cast(const LowerContext& ctx) {
   const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
   if (src == dst) return Lowered::alias_of_input();
-  if (!cpu::cast_minifloat_supports(src, dst)) ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
   const bool saturate = !ctx.attrs().has("saturate") || ctx.attr<bool>("saturate");
   const int64_t n = ctx.outputs[0].num_elements();
+  if (dtype_is_packed_int(src) || dtype_is_packed_int(dst)) {
+    if (!cpu::cast_packed_int_supports(src, dst))
+      ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
+    return Lowered{[=](const KernelArgs& a) { cpu::cast_packed_int(src, dst, a.inputs[0], a.outputs[0], n, saturate); }};
+  }
+  if (!cpu::cast_minifloat_supports(src, dst)) ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
   return Lowered{[=](const KernelArgs& a) { cpu::cast_minifloat(src, dst, a.inputs[0], a.outputs[0], n, saturate); }};
 }
 
 // ---- a registry op or a fused node ---------------------------------------------------------
 
 Lowered lower_program(const LowerContext& ctx) {
-  if (is_minifloat_cast(ctx)) return lower_minifloat_cast(ctx);
+  if (is_standalone_cast(ctx)) return lower_standalone_cast(ctx);
   std::optional<ElemProgramSpec> spec = elementwise_spec(ctx);
   if (!spec) return Lowered::alias_of_input();
   return lowered_from(ctx, std::move(*spec));

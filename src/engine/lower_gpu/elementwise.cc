@@ -3,7 +3,8 @@
 // CPU engine runs (engine/lower/elementwise_spec.h), so the two devices compute the same
 // program. The kernel's source depends only on the program's structure, so plans for other
 // shapes, and other models, reuse its compiled image. A cast to or from float8 or float4 runs
-// a kernel of its own (float8_cast.cc), as on the CPU.
+// a kernel of its own (float8_cast.cc), as on the CPU; one to or from a sub-byte integer has
+// no GPU kernel: every GPU kernel writes one element per thread, and those pack 4 or 2 per byte.
 #include <memory>
 #include <vector>
 
@@ -74,7 +75,15 @@ Lowered lower_with_kernel(const LowerContext& ctx, const cpu::ElemProgramSpec& s
   return l;
 }
 
+[[noreturn]] void refuse_packed_int_cast(const LowerContext& ctx) {
+  const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
+  ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst), " (",
+                  dtype_label(dtype_is_packed_int(src) ? src : dst), " packs several elements per byte)");
+}
+
 Lowered lower_program(const LowerContext& ctx) {
+  if (ctx.node.op == "cast" && (dtype_is_packed_int(ctx.inputs[0].dtype) || dtype_is_packed_int(ctx.outputs[0].dtype)))
+    refuse_packed_int_cast(ctx);
   if (ctx.node.op == "cast" && (cpu::is_minifloat(ctx.inputs[0].dtype) || cpu::is_minifloat(ctx.outputs[0].dtype)))
     return lower_gpu_minifloat_cast(ctx);
   std::optional<cpu::ElemProgramSpec> spec = elementwise_spec(ctx);

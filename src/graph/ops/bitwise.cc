@@ -32,7 +32,8 @@ std::vector<TensorType> infer_bitwise_not(const InferContext& ctx) {
   return {ctx.input(0)};
 }
 
-// float4 packs two elements in a byte: an element has no bytes of its own to reinterpret.
+// float4 and the 2- and 4-bit integers pack several elements in a byte: an element has no
+// bytes of its own to reinterpret.
 std::vector<TensorType> infer_bitcast(const InferContext& ctx) {
   const DType from = ctx.input(0).dtype, to = ctx.attr<DType>("dtype");
   if (!dtype_is_valid(to)) ctx.fail("attribute 'dtype' has unknown dtype code ", static_cast<int32_t>(to));

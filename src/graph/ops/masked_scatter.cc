@@ -18,7 +18,8 @@ std::vector<TensorType> infer_masked_scatter(const InferContext& ctx) {
   if (ctx.input(2).dtype != input.dtype)
     ctx.fail(ctx.input_label(2), " is ", dtype_name(ctx.input(2).dtype), " but input 0 'input' is ",
              dtype_name(input.dtype));
-  if (input.dtype == DType::kFloat4E2M1Fn) ctx.fail("input 0 'input' is float4_e2m1fn, whose elements are not bytes");
+  if (dtype_is_sub_byte(input.dtype))
+    ctx.fail("input 0 'input' is ", dtype_name(input.dtype), ", whose elements are not bytes");
   const auto& out_dim = ctx.attr<std::vector<Dim>>("out_dim");
   if (out_dim.size() != 1) ctx.fail("attribute 'out_dim' must hold exactly one dim, got ", dims_to_string(out_dim));
   require_non_negative_dims(ctx, "out_dim", out_dim);

@@ -15,7 +15,8 @@ std::vector<TensorType> infer_nonzero(const InferContext& ctx) {
   const auto& out_dim = ctx.attr<std::vector<Dim>>("out_dim");
   if (out_dim.size() != 1) ctx.fail("attribute 'out_dim' must hold exactly one dim, got ", dims_to_string(out_dim));
   require_non_negative_dims(ctx, "out_dim", out_dim);
-  if (x.dtype == DType::kFloat4E2M1Fn) ctx.fail(ctx.input_label(0), " is float4_e2m1fn, whose elements are not bytes");
+  if (dtype_is_sub_byte(x.dtype))
+    ctx.fail(ctx.input_label(0), " is ", dtype_name(x.dtype), ", whose elements are not bytes");
   return {TensorType{DType::kInt64, {out_dim[0], Dim(x.rank())}, x.device}};
 }
 
