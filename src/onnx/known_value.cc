@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/packed_int.h"
 #include "driver/device.h"
 #include "kernels/cpu/half.h"
 
@@ -46,6 +47,7 @@ void write_halves(uint8_t* p, const std::vector<double>& values, uint16_t (*from
 
 // Reads element i of an integer or bool tensor.
 int64_t int_at(const Tensor& t, int64_t i) {
+  if (dtype_is_packed_int(t.dtype())) return packed_int_get(t.dtype(), t.data(), i);
   const uint8_t* p = t.data() + i * dtype_size_in_bytes(t.dtype());
   auto load = [p]<typename T>(T) {
     T v;
@@ -64,6 +66,14 @@ int64_t int_at(const Tensor& t, int64_t i) {
     case DType::kInt64: return load(int64_t{});
     default: fail(Code::kInternal, "onnx: int_at on ", dtype_name(t.dtype()));
   }
+}
+
+// A packed-int tensor of static values, each wrapped to the dtype's width.
+Ref<Tensor> packed_int_tensor(DType dtype, const std::vector<int64_t>& shape, const std::vector<Dim>& values) {
+  auto t = Tensor::create(Device::cpu(), dtype, shape, /*zero=*/true);
+  for (size_t i = 0; i < values.size(); ++i)
+    packed_int_set(dtype, t->data(), static_cast<int64_t>(i), values[i].static_value());
+  return t;
 }
 
 }  // namespace
@@ -121,7 +131,10 @@ KnownValue KnownValue::from_dims(DType dtype, std::vector<int64_t> shape, std::v
   k.shape = std::move(shape);
   bool all_static = true;
   for (const Dim& d : values) all_static = all_static && d.is_static();
-  if (all_static) {
+  if (all_static && dtype_is_packed_int(dtype)) {
+    k.data = packed_int_tensor(dtype, k.shape, values);
+    for (int64_t i = 0; i < static_cast<int64_t>(values.size()); ++i) values[i] = Dim(int_at(*k.data, i));
+  } else if (all_static) {
     auto t = Tensor::create(Device::cpu(), dtype, k.shape, /*zero=*/false);
     int32_t width = dtype_size_in_bytes(dtype);
     for (size_t i = 0; i < values.size(); ++i) {
@@ -136,7 +149,8 @@ KnownValue KnownValue::from_dims(DType dtype, std::vector<int64_t> shape, std::v
 }
 
 KnownValue KnownValue::from_doubles(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
-  auto t = Tensor::create(Device::cpu(), dtype, std::move(shape), /*zero=*/false);
+  // Packed elements are set one by one, so a last byte's unused bits must start at 0.
+  auto t = Tensor::create(Device::cpu(), dtype, std::move(shape), /*zero=*/dtype_is_sub_byte(dtype));
   uint8_t* p = t->data();
   switch (dtype) {
     case DType::kFloat32: write_all<float>(p, values); break;
@@ -154,6 +168,13 @@ KnownValue KnownValue::from_doubles(DType dtype, std::vector<int64_t> shape, con
     case DType::kInt32: write_all<int32_t>(p, values); break;
     case DType::kUInt64: write_all<uint64_t>(p, values); break;
     case DType::kInt64: write_all<int64_t>(p, values); break;
+    case DType::kUInt2:
+    case DType::kInt2:
+    case DType::kUInt4:
+    case DType::kInt4:
+      for (size_t i = 0; i < values.size(); ++i)
+        packed_int_set(dtype, p, static_cast<int64_t>(i), static_cast<int64_t>(values[i]));
+      break;
     default: fail(Code::kUnimplemented, "onnx: cannot make a ", dtype_name(dtype), " constant at import time");
   }
   return from_tensor(std::move(t));

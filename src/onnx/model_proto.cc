@@ -223,7 +223,8 @@ const char* data_type_name(int32_t data_type) {
                                        "INT16",     "INT32",  "INT64",          "STRING",       "BOOL",
                                        "FLOAT16",   "DOUBLE", "UINT32",         "UINT64",       "COMPLEX64",
                                        "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-                                       "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1"};
+                                       "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "FLOAT8E8M0",
+                                       "UINT2", "INT2"};
   if (data_type < 0 || data_type >= static_cast<int32_t>(std::size(kNames))) return "UNKNOWN";
   return kNames[data_type];
 }

@@ -24,6 +24,10 @@ std::optional<QRange> integer_range(DType d) {
     case DType::kInt16: return QRange{-32768, 32767};
     case DType::kUInt16: return QRange{0, 65535};
     case DType::kInt32: return QRange{-2147483648.0, 2147483647.0};
+    case DType::kInt4: return QRange{-8, 7};
+    case DType::kUInt4: return QRange{0, 15};
+    case DType::kInt2: return QRange{-2, 1};
+    case DType::kUInt2: return QRange{0, 3};
     default: return std::nullopt;
   }
 }
@@ -32,7 +36,8 @@ std::optional<QRange> integer_range(DType d) {
 QRange require_integer_type(NodeContext& c, DType d, std::string_view what) {
   std::optional<QRange> r = integer_range(d);
   if (!r)
-    c.unsupported(what, " of type ", dtype_label(d), " (only int8, uint8, int16, uint16 and int32 are supported)");
+    c.unsupported(what, " of type ", dtype_label(d),
+                  " (only int2, uint2, int4, uint4, int8, uint8, int16, uint16 and int32 are supported)");
   return *r;
 }
 

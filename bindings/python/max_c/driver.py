@@ -232,8 +232,8 @@ def _borrow_numpy(arr) -> int:
     if not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr)  # MAX: non-contiguous arrays give a contiguous copy
     dims, rank = _dims_array(arr.shape)
-    if dtype is DType.float4_e2m1fn:
-        arr = _pack_float4(arr)
+    if dtype.size_in_bits < 8:
+        arr = _pack_sub_byte(arr, dtype.size_in_bits)
     key = next(_borrow_ids)
     with _borrowed_lock:
         _borrowed[key] = arr
@@ -248,22 +248,23 @@ def _borrow_numpy(arr) -> int:
     return out.value
 
 
-def _pack_float4(arr):
-    """A copy of a float4_e2m1fn array (ml_dtypes': one element per byte, in the low nibble)
-    packed as max_c stores it: two per byte, the earlier element in the low nibble."""
-    codes = arr.reshape(-1).view(np.uint8) & 0x0F
-    if codes.size % 2:
-        codes = np.append(codes, np.uint8(0))
-    return codes[0::2] | (codes[1::2] << 4)
+def _pack_sub_byte(arr, bits):
+    """A copy of an array of a `bits`-wide dtype (float4_e2m1fn, int4, uint2, ...; ml_dtypes
+    holds one element per byte, in its low bits) packed as max_c stores it: 8 / bits per byte,
+    the earliest element in the lowest bits, a last byte's unused bits 0."""
+    per_byte = 8 // bits
+    codes = arr.reshape(-1).view(np.uint8) & np.uint8((1 << bits) - 1)
+    codes = np.append(codes, np.zeros(-codes.size % per_byte, np.uint8)).reshape(-1, per_byte)
+    shifts = np.arange(0, 8, bits, dtype=np.uint8)
+    return np.bitwise_or.reduce(codes << shifts, axis=1).astype(np.uint8)
 
 
-def _unpack_float4(packed, shape, np_dtype):
-    """The inverse of _pack_float4: a new array of `shape` from the packed bytes."""
+def _unpack_sub_byte(packed, shape, np_dtype, bits):
+    """The inverse of _pack_sub_byte: a new array of `shape` from the packed bytes."""
     n = int(np.prod(shape, dtype=np.int64))
-    codes = np.empty(packed.size * 2, np.uint8)
-    codes[0::2] = packed & 0x0F
-    codes[1::2] = packed >> 4
-    return codes[:n].view(np_dtype).reshape(shape)
+    shifts = np.arange(0, 8, bits, dtype=np.uint8)
+    codes = (packed.reshape(-1, 1) >> shifts) & np.uint8((1 << bits) - 1)
+    return codes.reshape(-1)[:n].view(np_dtype).reshape(shape)
 
 
 def _dims_array(shape):
@@ -389,7 +390,7 @@ class Tensor(_Handle):
             check(lib.max_tensor_view(array._h, array.dtype.value, None, -1, byref(out)))
             return cls._wrap(out.value)
         if isinstance(array, np.ndarray) and _is_ml_dtype(array.dtype):
-            # numpy exports no ml_dtypes array (bfloat16, float8) through DLPack: borrow it.
+            # numpy exports no ml_dtypes array (bfloat16, float8, int4, ...) through DLPack: borrow it.
             return cls.from_numpy(array.copy() if copy else array)
         kwargs = {}
         stream = _DEFAULT_STREAM.get(_dlpack_device_type(array))
@@ -491,11 +492,12 @@ class Tensor(_Handle):
         del h
         if dtype.name not in _ML_DTYPE_NAMES:
             return np.from_dlpack(self)
-        # ml_dtypes' dtypes (bfloat16, float8, float4): numpy's DLPack import has no codes
-        # for them, so the memory goes through as unsigned integers of the same width.
+        # ml_dtypes' dtypes (bfloat16, float8, float4, int4, ...): numpy's DLPack import has no
+        # codes for them, so the memory goes through as unsigned integers of the same width.
         src = self.contiguous()
-        if dtype is DType.float4_e2m1fn:  # packed here, one per byte in numpy: a copy
-            return _unpack_float4(np.from_dlpack(src.view(DType.uint8, (src.nbytes,))), self.shape, np_dtype)
+        if dtype.size_in_bits < 8:  # packed here, one per byte in numpy: a copy
+            packed = np.from_dlpack(src.view(DType.uint8, (src.nbytes,)))
+            return _unpack_sub_byte(packed, self.shape, np_dtype, dtype.size_in_bits)
         bits = DType.uint16 if np_dtype.itemsize == 2 else DType.uint8
         return np.from_dlpack(src.view(bits, self.shape)).view(np_dtype)
 

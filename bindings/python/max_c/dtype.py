@@ -20,6 +20,10 @@ class DType(enum.Enum):
     bfloat16 = 80
     float32 = 81
     float64 = 82
+    uint2 = 130
+    int2 = 131
+    uint4 = 132
+    int4 = 133
     uint8 = 134
     int8 = 135
     uint16 = 136
@@ -63,8 +67,9 @@ class DType(enum.Enum):
         return bool(lib.max_dtype_is_unsigned_integral(self.value))
 
     def to_numpy(self):
-        """The numpy dtype: bfloat16, float8 and float4 are the ml_dtypes package's, and
-        ValueError (naming the dtype) when it is not installed."""
+        """The numpy dtype: bfloat16, float8, float4 and the 2- and 4-bit integers are the
+        ml_dtypes package's, and ValueError (naming the dtype) when it is not installed or
+        too old to have it."""
         dt = _TO_NUMPY.get(self)
         if dt is not None:
             return dt
@@ -72,7 +77,11 @@ class DType(enum.Enum):
         if ml is None:
             raise ValueError(f"DType.{self.name} has no numpy equivalent without the ml_dtypes "
                              "package (pip install ml_dtypes)")
-        return np.dtype(getattr(ml, self.name))
+        dt = _ml_dtype(self.name)
+        if dt is None:
+            raise ValueError(f"DType.{self.name} has no numpy equivalent in ml_dtypes "
+                             f"{getattr(ml, '__version__', '?')} (int2 and uint2 need ml_dtypes >= 0.5)")
+        return dt
 
     @classmethod
     def from_numpy(cls, dtype) -> "DType":
@@ -81,9 +90,9 @@ class DType(enum.Enum):
         try:
             dt = np.dtype(dtype)
         except TypeError as e:
-            if not (isinstance(dtype, str) and dtype in _ML_DTYPE_NAMES and _ml_dtypes()):
+            dt = _ml_dtype(dtype) if isinstance(dtype, str) and dtype in _ML_DTYPE_NAMES else None
+            if dt is None:
                 raise ValueError(f"{dtype!r} is not a numpy dtype: {e}") from None
-            dt = np.dtype(getattr(_ml_dtypes(), dtype))
         found = _FROM_NUMPY.get(dt)
         if found is None and _is_ml_dtype(dt):
             found = cls[dt.name]
@@ -114,10 +123,11 @@ _TO_NUMPY = {
 }
 _FROM_NUMPY = {v: k for k, v in _TO_NUMPY.items()}
 
-# numpy has no bfloat16, float8 or float4: the ml_dtypes package (JAX's and onnx's) adds them
-# as numpy dtypes of the same names. An optional dependency: imported on first need only.
+# numpy has no bfloat16, float8, float4 or 2- and 4-bit integers: the ml_dtypes package (JAX's
+# and onnx's) adds them as numpy dtypes of the same names, one element per byte. An optional
+# dependency: imported on first need only.
 _ML_DTYPE_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-                   "float4_e2m1fn")
+                   "float4_e2m1fn", "uint2", "int2", "uint4", "int4")
 
 
 def _ml_dtypes():
@@ -129,11 +139,19 @@ def _ml_dtypes():
     return ml_dtypes
 
 
+def _ml_dtype(name):
+    """ml_dtypes' numpy dtype of that name; None without the package or in a version that
+    lacks it."""
+    ml = _ml_dtypes()
+    found = getattr(ml, name, None) if ml is not None else None
+    return np.dtype(found) if found is not None else None
+
+
 def _is_ml_dtype(dt) -> bool:
     """Whether numpy dtype `dt` is one of ml_dtypes' that we have (only possible once it is
     imported, so this never imports it)."""
     ml = sys.modules.get("ml_dtypes")
-    return ml is not None and dt.name in _ML_DTYPE_NAMES and dt == np.dtype(getattr(ml, dt.name))
+    return ml is not None and dt.name in _ML_DTYPE_NAMES and dt == _ml_dtype(dt.name)
 
 
 def as_dtype(x) -> DType:

@@ -25,6 +25,8 @@ DTYPE_MEMBERS = {
     "uint32": 138, "int64": 141, "uint64": 140, "float4_e2m1fn": 64, "float8_e4m3fn": 75,
     "float8_e4m3fnuz": 76, "float8_e5m2": 77, "float8_e5m2fnuz": 78, "float16": 79,
     "bfloat16": 80, "float32": 81, "float64": 82,
+    # max_c's own: the 2- and 4-bit integers, numbered by MAX's scheme for integers
+    "uint2": 130, "int2": 131, "uint4": 132, "int4": 133,
 }
 
 # §1 - §4: (object, member) -> signature

@@ -11,10 +11,13 @@ from max_c.dtype import DType
 
 
 def test_dtype_members_and_traits():
-    assert len(DType) == 18
+    assert len(DType) == 22
     assert DType.bool.value == 1 and DType.float32.value == 81 and DType.int64.value == 141
     assert DType.bfloat16.value == 80 and DType.float8_e4m3fn.value == 75
     assert DType.float64.size_in_bytes == 8 and DType.float4_e2m1fn.size_in_bits == 4
+    assert DType.int4.value == 133 and DType.int4.size_in_bits == 4 and DType.int4.size_in_bytes == 1
+    assert DType.uint2.value == 130 and DType.uint2.size_in_bits == 2 and DType.uint2.is_unsigned_integral()
+    assert DType.int2.is_signed_integral() and DType.uint4.is_integral() and not DType.int4.is_float()
     assert DType.int64.is_integral() and DType.int64.is_signed_integral()
     assert DType.uint8.is_unsigned_integral() and not DType.uint8.is_signed_integral()
     assert DType.float32.is_float() and not DType.float32.is_half()
@@ -28,8 +31,8 @@ def test_dtype_numpy_mapping():
     for dt in DType:
         try:
             npdt = dt.to_numpy()
-        except ValueError:  # bfloat16, float8, float4 without ml_dtypes (test_ml_dtypes.py)
-            assert dt in (DType.bfloat16, DType.float4_e2m1fn) or dt.is_float8()
+        except ValueError:  # bfloat16, float8, float4, int4... without ml_dtypes (test_ml_dtypes.py)
+            assert dt is DType.bfloat16 or dt.is_float8() or dt.size_in_bits < 8
             continue
         assert DType.from_numpy(npdt) is dt
         assert npdt.itemsize == dt.size_in_bytes

@@ -1,7 +1,8 @@
-"""bfloat16, float8 and float4 with numpy through the ml_dtypes package: the DType mapping,
-tensors to and from numpy (float4 packed two per byte on our side, one per byte in numpy),
-and casts in a graph checked against ml_dtypes' own conversions. Without ml_dtypes the
-mapping fails with a ValueError that names the dtype and the package."""
+"""bfloat16, float8, float4 and the 2- and 4-bit integers with numpy through the ml_dtypes
+package: the DType mapping, tensors to and from numpy (the sub-byte types packed 2 or 4 per
+byte on our side, one per byte in numpy), and casts in a graph checked against ml_dtypes'
+own conversions. Without ml_dtypes the mapping fails with a ValueError that names the dtype
+and the package."""
 import sys
 
 import numpy as np
@@ -14,7 +15,8 @@ from max_c.graph import Graph, TensorType, ops
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
-NAMES = ["bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float4_e2m1fn"]
+PACKED_INTS = ["uint2", "int2", "uint4", "int4"]
+NAMES = ["bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float4_e2m1fn"] + PACKED_INTS
 FLOAT8 = NAMES[1:5]
 SHAPES = [(), (1,), (7,), (3, 5), (2, 0, 3), (4, 33)]
 
@@ -24,8 +26,7 @@ def every_code(name):
     np_dtype = np.dtype(getattr(ml_dtypes, name))
     if name == "bfloat16":
         return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np_dtype)
-    n = 16 if name == "float4_e2m1fn" else 256
-    return np.arange(n, dtype=np.uint8).view(np_dtype)
+    return np.arange(1 << DType[name].size_in_bits, dtype=np.uint32).astype(np.uint8).view(np_dtype)
 
 
 def bits(a):
@@ -50,7 +51,7 @@ def test_tensor_round_trip_is_bit_exact(name, shape):
     a = np.resize(codes, n).reshape(shape)
     t = Tensor.from_numpy(a)
     assert t.dtype is DType[name] and t.shape == shape
-    assert t.nbytes == ((n + 1) // 2 if name == "float4_e2m1fn" else n * a.dtype.itemsize)
+    assert t.nbytes == (n * DType[name].size_in_bits + 7) // 8
     back = t.to_numpy()
     assert back.dtype == a.dtype and back.shape == shape
     np.testing.assert_array_equal(bits(back), bits(a))
@@ -73,6 +74,22 @@ def test_float4_is_packed_low_nibble_first():
     a = np.array([0.5, 1.0, -6.0], ml_dtypes.float4_e2m1fn)  # codes 1, 2, 0xF
     t = Tensor.from_numpy(a)
     np.testing.assert_array_equal(t.view(DType.uint8, (2,)).to_numpy(), [0x21, 0x0F])
+
+
+def test_sub_byte_integers_are_packed_low_bits_first():
+    t = Tensor.from_numpy(np.array([1, -2, 7], ml_dtypes.int4))  # codes 1, 0xE, 7
+    np.testing.assert_array_equal(t.view(DType.uint8, (2,)).to_numpy(), [0xE1, 0x07])
+    t = Tensor.from_numpy(np.array([1, 2, 3, 0, 1], ml_dtypes.uint2))
+    np.testing.assert_array_equal(t.view(DType.uint8, (2,)).to_numpy(), [0b00111001, 0b01])
+    t = Tensor.from_numpy(np.array([-1, 1, -2], ml_dtypes.int2))  # codes 3, 1, 2
+    np.testing.assert_array_equal(t.view(DType.uint8, (1,)).to_numpy(), [0b100111])
+
+
+def test_sub_byte_integers_read_back_from_packed_bytes():
+    packed = Tensor.from_numpy(np.array([0x8F, 0x27], np.uint8))
+    np.testing.assert_array_equal(packed.view(DType.int4, (3,)).to_numpy(), np.array([-1, -8, 7], ml_dtypes.int4))
+    np.testing.assert_array_equal(packed.view(DType.uint2, (8,)).to_numpy(),
+                                  np.array([3, 3, 0, 2, 3, 1, 2, 0], ml_dtypes.uint2))
 
 
 def run_cast(x, dtype, **attrs):
@@ -115,6 +132,48 @@ def test_cast_to_float4_matches_ml_dtypes():
     np.testing.assert_array_equal(bits(nan), [0, 0])  # no NaN in float4: our choice is +0
 
 
+@pytest.mark.parametrize("name", PACKED_INTS)
+def test_cast_floats_to_packed_ints_truncates_and_wraps_as_ml_dtypes(name):
+    rng = np.random.default_rng(1)
+    x = np.concatenate([np.arange(-9, 16, dtype=np.float32), [0.5, -0.5, 7.9, -8.5, 1e6, -1e6],
+                        rng.uniform(-300, 300, 3001).astype(np.float32)])
+    np_dtype = np.dtype(getattr(ml_dtypes, name))
+    got = run_cast(x, DType[name])
+    assert got.dtype == np_dtype and got.shape == x.shape
+    np.testing.assert_array_equal(bits(got), bits(x.astype(np_dtype)))
+    half = x[np.abs(x) < 60000].astype(np.float16)  # float16 has no 1e6
+    np.testing.assert_array_equal(bits(run_cast(half, DType[name])), bits(half.astype(np_dtype)))
+
+
+@pytest.mark.parametrize("name", PACKED_INTS)
+def test_cast_integers_to_packed_ints_keeps_the_low_bits(name):
+    rng = np.random.default_rng(2)
+    x = np.concatenate([[0, 1, -1, 300, -300, 2**40 + 5, -2**63, 2**63 - 1],
+                        rng.integers(-2**62, 2**62, 1001)]).astype(np.int64)
+    np_dtype = np.dtype(getattr(ml_dtypes, name))
+    np.testing.assert_array_equal(bits(run_cast(x, DType[name])), bits(x.astype(np_dtype)))
+    u8 = np.arange(256, dtype=np.uint8)
+    np.testing.assert_array_equal(bits(run_cast(u8, DType[name])), bits(u8.astype(np_dtype)))
+
+
+@pytest.mark.parametrize("name", PACKED_INTS)
+@pytest.mark.parametrize("to", ["int8", "uint8", "int32", "int64", "float16", "float64", "bool"])
+def test_cast_every_packed_code_to_wider_types(name, to):
+    codes = every_code(name)
+    want = codes.astype(np.int64).astype(to)  # the value, then a cast numpy defines
+    got = run_cast(np.tile(codes, 9), DType[to])
+    np.testing.assert_array_equal(got, np.tile(want, 9))
+
+
+def test_cast_between_packed_ints_and_float4():
+    i4 = every_code("int4")
+    np.testing.assert_array_equal(bits(run_cast(i4, DType.uint2)), bits(i4.astype(np.int64).astype(ml_dtypes.uint2)))
+    f4 = run_cast(i4, DType.float4_e2m1fn)  # rounded to nearest even, saturated at 6
+    want = np.clip(i4.astype(np.float32), -6, 6).astype(ml_dtypes.float4_e2m1fn)
+    np.testing.assert_array_equal(bits(f4), bits(want))
+    np.testing.assert_array_equal(run_cast(f4, DType.int4).astype(np.int64), np.trunc(f4.astype(np.float32)))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_cast_from_every_code_to_float32_is_exact(name):
     codes = every_code(name)
@@ -128,4 +187,13 @@ def test_missing_ml_dtypes_names_the_dtype(monkeypatch):
         DType.bfloat16.to_numpy()
     with pytest.raises(ValueError, match="float8_e5m2"):
         Tensor(DType.float8_e5m2, (2,)).to_numpy()
+    with pytest.raises(ValueError, match="DType.int4 .*ml_dtypes"):
+        Tensor(DType.int4, (3,)).to_numpy()
     assert DType.float32.to_numpy() == np.float32
+
+
+def test_ml_dtypes_without_int2_names_the_version_needed(monkeypatch):
+    monkeypatch.delattr(ml_dtypes, "int2")
+    with pytest.raises(ValueError, match=r"DType.int2 .*ml_dtypes >= 0.5"):
+        DType.int2.to_numpy()
+    assert DType.int4.to_numpy() == np.dtype(ml_dtypes.int4)
