@@ -22,6 +22,46 @@ Ref<Storage> Storage::borrow(Ref<Device> device, void* data, std::function<void(
   return Ref<Storage>::adopt(new Storage(std::move(device), data, std::move(release)));
 }
 
+Ref<Storage> Storage::deferred(size_t bytes, std::function<void(void* dst)> fill) {
+  auto s = Ref<Storage>::adopt(new Storage(Device::cpu(), nullptr, nullptr));
+  s->bytes_ = bytes;
+  s->fill_ = std::move(fill);
+  return s;
+}
+
+void* Storage::filled_copy() const {
+  void* p = device_->allocate(bytes_, /*zero=*/false);
+  try {
+    fill_(p);
+  } catch (...) {
+    device_->deallocate(p);
+    throw;
+  }
+  return p;
+}
+
+void* Storage::make() const {
+  std::lock_guard lock(make_mu_);
+  if (void* p = data_.load(std::memory_order_acquire)) return p;
+  void* p = filled_copy();
+  Device* dev = device_.get();
+  release_ = [dev, p] { dev->deallocate(p); };
+  data_.store(p, std::memory_order_release);
+  return p;
+}
+
+void Storage::read(const std::function<void(const void*)>& fn) const {
+  if (void* p = data_.load(std::memory_order_acquire); p || !fill_) return fn(p);
+  void* copy = filled_copy();
+  try {
+    fn(copy);
+  } catch (...) {
+    device_->deallocate(copy);
+    throw;
+  }
+  device_->deallocate(copy);
+}
+
 Storage::~Storage() {
   if (release_) release_();
 }

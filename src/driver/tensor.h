@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "base/dtype.h"
@@ -51,6 +52,11 @@ class Tensor : public Object {
   uint64_t byte_offset() const { return byte_offset_; }
   // Address of element 0 (host tensors).
   uint8_t* data() const { return static_cast<uint8_t*>(storage_->data()) + byte_offset_; }
+  // Calls fn with element 0's address without keeping a deferred storage's copy (see
+  // Storage::read): for bytes read once, as a weight is to pack it.
+  void read(const std::function<void(const uint8_t*)>& fn) const {
+    storage_->read([&](const void* base) { fn(static_cast<const uint8_t*>(base) + byte_offset_); });
+  }
 
   // Throws FAILED_PRECONDITION naming `what` when the tensor is read-only.
   void check_writable(const char* what) const;

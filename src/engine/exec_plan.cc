@@ -78,6 +78,7 @@ class PlanBuilder {
     for (size_t k = 0; k < p_.nodes.size(); ++k) lower(k);
     place_outputs();
     place_in_arena();
+    mark_weight_reads();
     return std::move(plan_);
   }
 
@@ -207,6 +208,19 @@ class PlanBuilder {
       plan_->homes[v] = {Home::Kind::kOutput, static_cast<uint32_t>(j), 0};
       plan_->direct_outputs[j] = true;
     }
+  }
+
+  void mark_weight_reads() {
+    plan_->reads_weight.assign(p_.weights.size(), false);
+    auto mark = [this](ValueId v) {
+      const Home& home = plan_->homes[v];
+      if (home.kind == Home::Kind::kWeight) plan_->reads_weight[home.index] = true;
+    };
+    for (const Step& step : plan_->steps)
+      for (size_t i = 0; i < step.inputs.size(); ++i)
+        if (static_cast<int64_t>(i) != step.packed_input) mark(step.inputs[i]);
+    for (size_t j = 0; j < p_.outputs.size(); ++j)
+      if (!plan_->direct_outputs[j]) mark(p_.outputs[j].value);
   }
 
   // Buffers for every step output that is not an output tensor, merged in place where the

@@ -86,6 +86,9 @@ struct ExecPlan {
   std::vector<Step> steps;
   std::vector<StepLoop> loops;  // in step order, disjoint
   std::vector<PrepackSlot> prepacks;
+  // By weight number: some step or output reads the weight as it is bound (not only its
+  // packed copies), so a run needs its address.
+  std::vector<bool> reads_weight;
   // Output j is written in place by its producer when direct[j]; otherwise it is copied
   // from its value's home after the steps ran (an input, a weight, an alias, a repeat).
   std::vector<bool> direct_outputs;

@@ -6,7 +6,12 @@ namespace maxc {
 
 PlanBinding::PlanBinding(Ref<CompiledModel> c, std::shared_ptr<ExecPlan> p, std::shared_ptr<const BoundWeights> w)
     : compiled(std::move(c)), plan(std::move(p)), weights(std::move(w)) {
-  for (const auto& t : weights->tensors()) weight_addresses.push_back(t->data());
+  // Only the weights the plan reads in place: asking a deferred weight for its address
+  // makes its copy (Storage::deferred), which a weight read only packed never needs.
+  const auto& tensors = weights->tensors();
+  weight_addresses.assign(tensors.size(), nullptr);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (plan->reads_weight[i]) weight_addresses[i] = tensors[i]->data();
   cpu::size_team(compiled->context()->num_threads());  // packing runs on the team too
   packed = weights->packed_for(*plan);
 }

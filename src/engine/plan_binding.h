@@ -19,7 +19,7 @@ struct PlanBinding {
   Ref<CompiledModel> compiled;
   std::shared_ptr<ExecPlan> plan;
   std::shared_ptr<const BoundWeights> weights;
-  std::vector<const void*> weight_addresses;  // in the program's weight order
+  std::vector<const void*> weight_addresses;  // in the program's weight order; null if read only packed
   std::vector<const void*> packed;            // by plan->prepacks slot
 
   // Packs what the plan asks of the weights (on the compiled model's thread team).

@@ -87,7 +87,6 @@ class GraphImporter {
     for (const TensorProto& t : model_.graph.initializers) {
       if (t.name.empty()) fail(Code::kInvalidArgument, "onnx: an initializer has no name (at byte ", t.offset, ")");
       Ref<Tensor> data = tensor_from_proto(t, "initializer '" + t.name + "'", base_dir_, file_);
-      if (file_ && t.has_raw_data && data->data() != t.raw_data.data()) drop_file_pages(t.raw_data.data(), t.raw_data.size());  // copied: the file's pages are not needed again
       values_.add_initializer(t.name, std::move(data));
     }
   }

@@ -86,13 +86,12 @@ size_t typed_count(const TensorProto& tp, DType dtype) {
   }
 }
 
-// A view of raw_data in the mapped file, or null where it must be copied (not in the file, or
-// misaligned: protobuf places bytes fields at any offset).
+// raw_data where it lies in the mapped file (a view, or a deferred copy where protobuf put
+// it at an offset misaligned for dtype), or null where it must be copied now.
 Ref<Tensor> view_of_mapping(const TensorProto& tp, DType dtype, uint64_t bytes,
                             const std::shared_ptr<const MappedFile>& file) {
   const uint8_t* p = tp.raw_data.data();
   if (!file || bytes == 0 || !file->contains(p, bytes)) return {};
-  if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(dtype_align(dtype)) != 0) return {};
   return mapped_tensor(file, p, dtype, tp.dims);
 }
 

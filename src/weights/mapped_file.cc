@@ -96,6 +96,14 @@ bool MappedFile::contains(const void* p, uint64_t n) const {
 
 Ref<Tensor> mapped_tensor(const std::shared_ptr<const MappedFile>& file, const uint8_t* p, DType dtype,
                           std::vector<int64_t> dims) {
+  if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(dtype_align(dtype)) != 0) {
+    const size_t bytes = dtype_bytes_for(dtype, static_cast<uint64_t>(checked_num_elements(dtype, dims)));
+    auto copy = Storage::deferred(bytes, [file, p, bytes](void* dst) {
+      std::memcpy(dst, p, bytes);
+      if (file->is_mapping()) drop_file_pages(p, bytes);
+    });
+    return Tensor::view_of(std::move(copy), 0, dtype, std::move(dims), {}, /*read_only=*/true);
+  }
   Ref<Tensor> t = Tensor::borrow(Device::cpu(), const_cast<uint8_t*>(p), 0, dtype, std::move(dims), {},
                                  /*read_only=*/true, [hold = file]() mutable { hold.reset(); });
   if (file->is_mapping()) t->storage()->mark_file_pages();

@@ -55,10 +55,13 @@ class MappedFile {
   std::vector<uint8_t> owned_;  // the bytes of from_bytes()
 };
 
-// A read-only, zero-copy tensor over the bytes at p in `file` (inside it and aligned for
-// dtype: the caller checks), holding the mapping as long as it lives. Its storage is marked
-// as file pages when the file is mapped, so the engine may release them once it has packed
-// a copy (Tensor::drop_file_pages).
+// A read-only tensor of the bytes at p in `file` (inside it: the caller checks), holding the
+// mapping as long as it lives. Where p is aligned for dtype it is a view of the mapping,
+// marked as file pages when the file is mapped, so the engine may release them once it has
+// packed a copy (Tensor::drop_file_pages). Elsewhere (protobuf puts an ONNX initializer's
+// bytes at any offset) it is a deferred aligned copy (Storage::deferred), made only if
+// something reads the tensor in place rather than packing it; a copy drops the file pages
+// it read.
 Ref<Tensor> mapped_tensor(const std::shared_ptr<const MappedFile>& file, const uint8_t* p, DType dtype,
                           std::vector<int64_t> dims);
 

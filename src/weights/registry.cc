@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 
 #include "base/error.h"
 #include "driver/device.h"
@@ -126,18 +125,7 @@ const WeightInfo& WeightsRegistry::info(std::string_view name) const { return fi
 
 Ref<Tensor> WeightsRegistry::tensor(std::string_view name) const {
   const Record& r = find(name);
-  return r.tensor ? r.tensor : map_or_copy(r);
-}
-
-Ref<Tensor> WeightsRegistry::map_or_copy(const Record& r) {
-  const uint8_t* p = r.file->data() + r.offset;
-  const auto align = static_cast<uintptr_t>(dtype_align(r.info.dtype));
-  if (reinterpret_cast<uintptr_t>(p) % align == 0) {
-    return mapped_tensor(r.file, p, r.info.dtype, r.info.dims);
-  }
-  Ref<Tensor> copy = Tensor::create(Device::cpu(), r.info.dtype, r.info.dims, false);
-  if (r.bytes > 0) std::memcpy(copy->data(), p, static_cast<size_t>(r.bytes));
-  return Tensor::view_of(copy->storage(), 0, r.info.dtype, r.info.dims, {}, true);
+  return r.tensor ? r.tensor : mapped_tensor(r.file, r.file->data() + r.offset, r.info.dtype, r.info.dims);
 }
 
 const WeightInfo& WeightsRegistry::info_at(size_t index) const {

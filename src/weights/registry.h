@@ -70,7 +70,6 @@ class WeightsRegistry : public Object {
 
   const Record& find(std::string_view name) const;
   void insert(std::vector<Record> records, std::string_view source);
-  static Ref<Tensor> map_or_copy(const Record& r);
 
   std::deque<Record> records_;  // a deque: info() references survive later additions
   std::unordered_map<std::string_view, size_t> index_;  // views of records_' names

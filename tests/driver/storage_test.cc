@@ -1,9 +1,11 @@
-// Storage: owned memory and borrowed memory whose release runs exactly once.
+// Storage: owned memory, borrowed memory whose release runs exactly once, and deferred
+// memory made on its first address.
 #include "driver/storage.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -86,6 +88,42 @@ TEST(Storage, ReleaseOnceUnderConcurrentReferences) {
     for (auto& th : threads) th.join();
   }
   EXPECT_EQ(released.load(), 20);
+}
+
+// The fill runs once, for the first data() of any thread; read() before then fills a
+// transient copy per call and makes nothing, and after it reads the made memory.
+TEST(Storage, DeferredIsMadeOnItsFirstAddressOnly) {
+  std::atomic<int> fills{0};
+  auto s = Storage::deferred(64, [&fills](void* dst) {
+    ++fills;
+    for (int i = 0; i < 64; ++i) static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(i);
+  });
+  EXPECT_EQ(fills, 0);
+  for (int k = 0; k < 2; ++k)
+    s->read([](const void* p) { EXPECT_EQ(static_cast<const uint8_t*>(p)[63], 63); });
+  EXPECT_EQ(fills, 2) << "a transient copy per read";
+
+  std::vector<void*> seen(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) threads.emplace_back([&, t] { seen[t] = s->data(); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(fills, 3) << "made once";
+  for (void* p : seen) EXPECT_EQ(p, seen[0]);
+  EXPECT_EQ(static_cast<const uint8_t*>(seen[0])[5], 5);
+  s->read([&](const void* p) { EXPECT_EQ(p, seen[0]); });
+  EXPECT_EQ(fills, 3);
+}
+
+TEST(Storage, DeferredFillThatThrowsMakesNothing) {
+  bool fail = true;
+  auto s = Storage::deferred(16, [&fail](void* dst) {
+    if (fail) maxc::fail(Code::kDataLoss, "the source is gone");
+    std::memset(dst, 7, 16);
+  });
+  EXPECT_THROW(s->data(), Error);
+  EXPECT_THROW(s->read([](const void*) {}), Error);
+  fail = false;
+  EXPECT_EQ(static_cast<const uint8_t*>(s->data())[15], 7) << "the next call tries again";
 }
 
 }  // namespace

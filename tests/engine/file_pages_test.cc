@@ -1,6 +1,7 @@
 // A weight mapped from its file leaves the resident set once the model has packed a copy
 // of it, and reads back from the file when a plan needs the original again; memory that is
-// not a file mapping is never released.
+// not a file mapping is never released. A deferred weight (a misaligned one's copy) is packed
+// from a transient copy, and made only when a plan reads it in place.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -100,6 +101,30 @@ TEST(FilePages, MemoryThatIsNoFileMappingIsKept) {
   const auto* wv = reinterpret_cast<const float*>(w->data());
   const Ref<Tensor> again = random_tensor({kIn, kOut}, 8);
   EXPECT_EQ(std::memcmp(wv, again->data(), w->byte_size()), 0) << "the values are intact";
+}
+
+TEST(FilePages, DeferredWeightsAreMadeOnlyWhenAPlanReadsThemInPlace) {
+  const Ref<Tensor> source = random_tensor({kIn, kOut}, 10);
+  int fills = 0;
+  Ref<Storage> storage = Storage::deferred(source->byte_size(), [&](void* dst) {
+    ++fills;
+    std::memcpy(dst, source->data(), source->byte_size());
+  });
+  const Ref<Tensor> w = Tensor::view_of(storage, 0, DType::kFloat32, {kIn, kOut}, {}, /*read_only=*/true);
+  auto model = linear_model(w);
+  for (int64_t rows : {7, 3}) {  // two plans: the packed copy is made once
+    Ref<Tensor> x = random_tensor({rows, kIn}, 11);
+    expect_product(x, source, model->execute(std::vector<Ref<Tensor>>{x})[0]);
+  }
+  EXPECT_EQ(fills, 1) << "packed from one transient copy; no copy kept";
+
+  Ref<Tensor> zeros = Tensor::create(Device::cpu(), DType::kFloat32, {kIn, kOut}, /*zero=*/true);
+  auto adder = add_model(w);
+  for (int k = 0; k < 2; ++k) {
+    const Ref<Tensor> sum = adder->execute(std::vector<Ref<Tensor>>{zeros})[0];
+    EXPECT_EQ(std::memcmp(sum->data(), source->data(), source->byte_size()), 0);
+  }
+  EXPECT_EQ(fills, 2) << "made for the plan that reads it in place, once";
 }
 
 }  // namespace
