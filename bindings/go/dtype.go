@@ -23,6 +23,10 @@ const (
 	BFloat16       DType = 80
 	Float32        DType = 81
 	Float64        DType = 82
+	Uint2          DType = 130 // packed four per byte, the first in the lowest bits
+	Int2           DType = 131
+	Uint4          DType = 132 // packed two per byte, the first in the low nibble
+	Int4           DType = 133
 	Uint8          DType = 134
 	Int8           DType = 135
 	Uint16         DType = 136

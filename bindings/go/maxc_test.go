@@ -48,6 +48,10 @@ func TestDTypeTraits(t *testing.T) {
 		{Int64, 141, 64, 8, "int64", false, true, true},
 		{Uint8, 134, 8, 1, "uint8", false, true, false},
 		{Float4E2M1FN, 64, 4, 1, "float4_e2m1fn", true, false, false},
+		{Uint2, 130, 2, 1, "uint2", false, true, false},
+		{Int2, 131, 2, 1, "int2", false, true, true},
+		{Uint4, 132, 4, 1, "uint4", false, true, false},
+		{Int4, 133, 4, 1, "int4", false, true, true},
 	}
 	for _, c := range cases {
 		if int(c.d) != c.code || !c.d.IsValid() || c.d.SizeInBits() != c.bits || c.d.SizeInBytes() != c.bytes ||

@@ -303,6 +303,14 @@ pub enum DType {
     Float32 = 81,
     /// IEEE double precision.
     Float64 = 82,
+    /// 2-bit unsigned integer, packed four per byte, the first in the lowest bits.
+    UInt2 = 130,
+    /// 2-bit signed integer, packed four per byte, the first in the lowest bits.
+    Int2 = 131,
+    /// 4-bit unsigned integer, packed two per byte, the first in the low nibble.
+    UInt4 = 132,
+    /// 4-bit signed integer, packed two per byte, the first in the low nibble.
+    Int4 = 133,
     /// 8-bit unsigned integer (also the storage of quantized weights).
     UInt8 = 134,
     /// 8-bit signed integer.
@@ -323,11 +331,12 @@ pub enum DType {
 
 impl DType {
     /// Every dtype, in the order of MAX's codes.
-    pub const ALL: [DType; 18] = [
+    pub const ALL: [DType; 22] = [
         DType::Bool, DType::Float4E2m1fn, DType::Float8E4m3fn, DType::Float8E4m3fnuz,
         DType::Float8E5m2, DType::Float8E5m2fnuz, DType::Float16, DType::BFloat16,
-        DType::Float32, DType::Float64, DType::UInt8, DType::Int8, DType::UInt16, DType::Int16,
-        DType::UInt32, DType::Int32, DType::UInt64, DType::Int64,
+        DType::Float32, DType::Float64, DType::UInt2, DType::Int2, DType::UInt4, DType::Int4,
+        DType::UInt8, DType::Int8, DType::UInt16, DType::Int16, DType::UInt32, DType::Int32,
+        DType::UInt64, DType::Int64,
     ];
 
     /// The dtype with MAX's code `code`, if any.
@@ -352,7 +361,7 @@ impl DType {
     pub fn name(self) -> &'static str {
         unsafe { static_str(sys::max_dtype_name(self as i32)) }
     }
-    /// Bits of one element (4 for `Float4E2m1fn`).
+    /// Bits of one element (4 for `Float4E2m1fn` and `Int4`, 2 for `Int2`).
     pub fn size_in_bits(self) -> usize {
         unsafe { sys::max_dtype_size_in_bits(self as i32) as usize }
     }

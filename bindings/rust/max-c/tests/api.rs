@@ -34,6 +34,11 @@ fn dtype_traits() {
     assert!(DType::Float8E5m2.is_float8());
     assert_eq!(DType::Float4E2m1fn.size_in_bits(), 4);
     assert_eq!(DType::Float4E2m1fn.size_in_bytes(), 1);
+    assert_eq!(DType::Int4 as i32, 133);
+    assert_eq!((DType::Int4.size_in_bits(), DType::Int4.size_in_bytes()), (4, 1));
+    assert_eq!((DType::UInt2.size_in_bits(), DType::UInt2.size_in_bytes()), (2, 1));
+    assert!(DType::Int2.is_signed_integral() && DType::UInt4.is_unsigned_integral());
+    assert!(!DType::Int4.is_float() && DType::Int4.is_integral());
     assert!(DType::Int8.is_signed_integral() && !DType::Int8.is_unsigned_integral());
     assert!(DType::UInt32.is_unsigned_integral() && DType::UInt32.is_integral());
     for d in DType::ALL {

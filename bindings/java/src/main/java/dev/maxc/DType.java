@@ -20,6 +20,14 @@ public enum DType {
   BFLOAT16(80, 16),
   FLOAT32(81, 32),
   FLOAT64(82, 64),
+  /** 2-bit unsigned integer, packed four per byte, the first in the lowest bits. */
+  UINT2(130, 2),
+  /** 2-bit signed integer, packed four per byte, the first in the lowest bits. */
+  INT2(131, 2),
+  /** 4-bit unsigned integer, packed two per byte, the first in the low nibble. */
+  UINT4(132, 4),
+  /** 4-bit signed integer, packed two per byte, the first in the low nibble. */
+  INT4(133, 4),
   UINT8(134, 8),
   INT8(135, 8),
   UINT16(136, 16),
@@ -47,7 +55,7 @@ public enum DType {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** Bits per element (4 for float4_e2m1fn). */
+  /** Bits per element (4 for float4_e2m1fn and int4, 2 for int2). */
   public int sizeInBits() {
     return bits;
   }

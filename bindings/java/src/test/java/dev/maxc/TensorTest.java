@@ -181,6 +181,11 @@ class TensorTest {
     assertEquals(141, DType.INT64.code());
     assertTrue(DType.BFLOAT16.isFloat());
     assertTrue(DType.UINT8.isIntegral() && !DType.UINT8.isSignedIntegral());
+    assertEquals(133, DType.INT4.code());
+    assertEquals(2, DType.UINT2.sizeInBits());
+    assertEquals(1, DType.UINT2.sizeInBytes());
+    assertTrue(DType.INT2.isSignedIntegral() && DType.UINT4.isIntegral() && !DType.UINT4.isSignedIntegral());
+    assertTrue(!DType.INT4.isFloat());
     assertEquals(StatusCode.INVALID_ARGUMENT, assertThrows(MaxException.class, () -> DType.fromCode(3)).code());
   }
 }
