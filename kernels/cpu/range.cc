@@ -27,7 +27,9 @@ void fill_half(const void* start, const void* step, void* out, int64_t n) {
 }  // namespace
 
 bool range_supports(DType dtype) {
-  return dtype_is_float(dtype) ? dtype_size_in_bits(dtype) >= 16 : dtype_is_integral(dtype);
+  // What range_fill writes: floats of 16 bits and more, integers of whole bytes.
+  if (dtype_is_float(dtype)) return dtype_size_in_bits(dtype) >= 16;
+  return dtype_is_integral(dtype) && !dtype_is_sub_byte(dtype);
 }
 
 bool range_fill(DType dtype, const void* start, const void* step, void* out, int64_t n) {

@@ -12,8 +12,8 @@ namespace {
 
 TEST(DType, CodesFollowMaxEncoding) {
   // Integer codes: bit 7 set, bit 0 signed, bits 1-3 log2(bits) - 3... checked on the table.
-  for (DType d : {DType::kUInt2, DType::kInt2, DType::kUInt4, DType::kInt4, DType::kUInt8, DType::kInt8, DType::kUInt16, DType::kInt16, DType::kUInt32,
-                  DType::kInt32, DType::kUInt64, DType::kInt64}) {
+  for (DType d : {DType::kUInt2, DType::kInt2, DType::kUInt4, DType::kInt4, DType::kUInt8, DType::kInt8,
+                  DType::kUInt16, DType::kInt16, DType::kUInt32, DType::kInt32, DType::kUInt64, DType::kInt64}) {
     int32_t v = static_cast<int32_t>(d);
     EXPECT_TRUE(v & 0x80) << dtype_name(d);
     EXPECT_EQ((v & 1) != 0, dtype_is_signed_integral(d)) << dtype_name(d);

@@ -230,5 +230,25 @@ TEST(CastPackedIntLowering, OtherOpsAreUnimplementedNamingTheDtype) {
   }
 }
 
+// Ops that take any integer dtype for a count or a value still refuse the packed ones.
+TEST(CastPackedIntLowering, RangeAndRepeatCountsAreUnimplemented) {
+  const Shape i4{DType::kInt4, {}};
+  try {
+    lower_node("range", {}, {i4, i4, i4}, {Shape{DType::kInt4, {4}}});
+    FAIL() << "range of int4 lowered";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kUnimplemented);
+    EXPECT_NE(std::string(e.what()).find("dtype int4"), std::string::npos) << e.what();
+  }
+  try {
+    lower_node("repeat_interleave", {{"axis", int64_t{0}}}, {Shape{DType::kFloat32, {2}}, Shape{DType::kUInt4, {2}}},
+               {Shape{DType::kFloat32, {5}}});
+    FAIL() << "repeat_interleave with uint4 counts lowered";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kUnimplemented);
+    EXPECT_NE(std::string(e.what()).find("repeats of dtype uint4"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace maxc

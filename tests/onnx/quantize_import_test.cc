@@ -207,8 +207,8 @@ TEST(OnnxQuantizeImport, KnownCastToInt4WrapsAtImport) {
   g.inputs = {value_info("x", kInt8, {int64_t{4}})};
   g.outputs = {value_info("y", kInt8, {})};
   g.initializers = {tensor_i64("c", {4}, {300, -1, 7, 8})};
-  g.nodes = {node("Cast", {"c"}, {"q"}, {attr_int("to", kInt4)}), node("Cast", {"q"}, {"q8"}, {attr_int("to", kInt8)}),
-             node("Add", {"q8", "x"}, {"y"})};
+  g.nodes = {node("Cast", {"c"}, {"q"}, {attr_int("to", kInt4)}),
+             node("Cast", {"q"}, {"q8"}, {attr_int("to", kInt8)}), node("Add", {"q8", "x"}, {"y"})};
   auto out = run_model(model(g, 21), {int_tensor<int8_t>(DType::kInt8, {4}, {0, 0, 0, 0})});
   EXPECT_EQ(elements_of<int8_t>(out[0]), (std::vector<int8_t>{-4, -1, 7, -8}));
 }

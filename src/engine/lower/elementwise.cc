@@ -64,15 +64,13 @@ bool is_standalone_cast(const LowerContext& ctx) {
 Lowered lower_standalone_cast(const LowerContext& ctx) {
   const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
   if (src == dst) return Lowered::alias_of_input();
+  const bool packed = dtype_is_packed_int(src) || dtype_is_packed_int(dst);
+  if (!(packed ? cpu::cast_packed_int_supports(src, dst) : cpu::cast_minifloat_supports(src, dst)))
+    ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
+  const auto kernel = packed ? cpu::cast_packed_int : cpu::cast_minifloat;
   const bool saturate = !ctx.attrs().has("saturate") || ctx.attr<bool>("saturate");
   const int64_t n = ctx.outputs[0].num_elements();
-  if (dtype_is_packed_int(src) || dtype_is_packed_int(dst)) {
-    if (!cpu::cast_packed_int_supports(src, dst))
-      ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
-    return Lowered{[=](const KernelArgs& a) { cpu::cast_packed_int(src, dst, a.inputs[0], a.outputs[0], n, saturate); }};
-  }
-  if (!cpu::cast_minifloat_supports(src, dst)) ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst));
-  return Lowered{[=](const KernelArgs& a) { cpu::cast_minifloat(src, dst, a.inputs[0], a.outputs[0], n, saturate); }};
+  return Lowered{[=](const KernelArgs& a) { kernel(src, dst, a.inputs[0], a.outputs[0], n, saturate); }};
 }
 
 // ---- a registry op or a fused node ---------------------------------------------------------

@@ -161,7 +161,8 @@ Lowered lower_repeat_interleave(const LowerContext& ctx) {
   }
 
   const Shape& counts = ctx.inputs[1];
-  if (!dtype_is_integral(counts.dtype)) ctx.unsupported("repeats of dtype ", dtype_name(counts.dtype));
+  if (!cpu::with_index_type(counts.dtype, [](auto) {}))
+    ctx.unsupported("repeats of dtype ", dtype_label(counts.dtype));
   const int64_t num_counts = counts.num_elements();
   if (num_counts != 1 && num_counts != d)
     fail(Code::kInvalidArgument, ctx.op_label(), ": input 1 'repeats_tensor' ", counts.to_string(), " must hold 1 or ",
@@ -201,7 +202,8 @@ RepeatCounts repeat_counts(const LowerContext& ctx) {
   const int64_t axis = ctx.attrs().has("axis") ? axis_in(ctx, ctx.attr<int64_t>("axis"), x.rank(), "attribute 'axis'") : -1;
   const int64_t d = axis < 0 ? x.num_elements() : x.dims[static_cast<size_t>(axis)];
   const Shape& counts = ctx.inputs[1];
-  if (!dtype_is_integral(counts.dtype)) ctx.unsupported("repeats of dtype ", dtype_name(counts.dtype));
+  if (!cpu::with_index_type(counts.dtype, [](auto) {}))
+    ctx.unsupported("repeats of dtype ", dtype_label(counts.dtype));
   const int64_t num_counts = counts.num_elements();
   if (num_counts != 1 && num_counts != d)
     fail(Code::kInvalidArgument, "op 'repeat_interleave': input 1 'repeats_tensor' ", counts.to_string(),

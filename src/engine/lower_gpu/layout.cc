@@ -15,6 +15,7 @@
 #include "engine/lower_gpu/lower_gpu.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/copy_repeat.h"
+#include "kernels/cpu/gather_index.h"
 #include "kernels/cpu/matmul_outer.h"
 #include "kernels/cpu/range.h"
 #include "kernels/cuda/common/layout.cuh"
@@ -245,7 +246,7 @@ Lowered lower_outer(const LowerContext& ctx) {
 // the scratch, then repeat_rows fills the output from it.
 Lowered repeat_by_counts(const LowerContext& ctx, int64_t outer, int64_t d, int64_t inner, int64_t axis) {
   const Shape& counts = ctx.inputs[1];
-  if (!dtype_is_integral(counts.dtype) || counts.dtype == DType::kBool)
+  if (!cpu::with_index_type(counts.dtype, [](auto) {}))
     ctx.unsupported("repeats of dtype ", dtype_label(counts.dtype));
   const int64_t num_counts = counts.num_elements();
   if (num_counts != 1 && num_counts != d)
