@@ -1,7 +1,8 @@
 // Where each element type lives in a TensorProto without raw_data (onnx.proto): float in
 // float_data; int64 in int64_data; double in double_data; uint32/uint64 in uint64_data; every
 // narrower type (bool, 8/16-bit integers, int32, and float16/bfloat16/float8 as bit patterns)
-// one per entry of int32_data.
+// one per entry of int32_data, but the sub-byte types (int4, uint4, int2, uint2, float4),
+// whose entries are their packed bytes, as in raw_data: two or four elements each.
 #include "onnx/tensor_data.h"
 
 #include <cstring>
@@ -46,6 +47,15 @@ void fill_from_int32_data(const TensorProto& tp, DType dtype, int64_t n, uint8_t
   fail(Code::kInternal, "onnx: ", what, ": no int32_data layout for ", dtype_name(dtype));
 }
 
+void fill_packed_from_int32_data(const TensorProto& tp, DType dtype, int64_t n, uint8_t* dst,
+                                 const std::string& what) {
+  const uint64_t bytes = dtype_bytes_for(dtype, static_cast<uint64_t>(n));
+  if (tp.int32_data.size() != bytes)
+    fail(Code::kDataLoss, "onnx: ", what, " has ", n, " ", dtype_name(dtype), " elements by its dims, packed in ",
+         bytes, " bytes, but int32_data holds ", tp.int32_data.size(), " values");
+  store_as<uint8_t>(tp.int32_data, dst);
+}
+
 void fill_typed(const TensorProto& tp, DType dtype, int64_t n, uint8_t* dst, const std::string& what) {
   switch (dtype) {
     case DType::kFloat32:
@@ -68,10 +78,15 @@ void fill_typed(const TensorProto& tp, DType dtype, int64_t n, uint8_t* dst, con
       check_count(tp.uint64_data.size(), n, "uint64_data", what);
       store_as<uint64_t>(tp.uint64_data, dst);
       return;
-    case DType::kFloat4E2M1Fn:
-      fail(Code::kUnimplemented, "onnx: ", what, ": FLOAT4E2M1 data must be in raw_data");
-    default: fill_from_int32_data(tp, dtype, n, dst, what);
+    default:
+      if (dtype_is_sub_byte(dtype)) return fill_packed_from_int32_data(tp, dtype, n, dst, what);
+      fill_from_int32_data(tp, dtype, n, dst, what);
   }
+}
+
+// The entries the typed field holds for n elements: one each, or one per packed byte.
+uint64_t typed_entries(DType dtype, int64_t n) {
+  return dtype_is_sub_byte(dtype) ? dtype_bytes_for(dtype, static_cast<uint64_t>(n)) : static_cast<uint64_t>(n);
 }
 
 // The number of values in the field that holds `dtype` when there is no raw_data.
@@ -123,9 +138,9 @@ Ref<Tensor> tensor_from_proto(const TensorProto& tp, const std::string& what, co
     if (tp.raw_data.size() != bytes)
       fail(Code::kDataLoss, "onnx: ", what, " needs ", bytes, " bytes of ", dtype_name(dtype), " for dims ",
            dims_to_string(tp.dims), " but raw_data holds ", tp.raw_data.size());
-  } else if (n > 0 && typed_count(tp, dtype) != static_cast<uint64_t>(n)) {
+  } else if (n > 0 && typed_count(tp, dtype) != typed_entries(dtype, n)) {
     fail(Code::kDataLoss, "onnx: ", what, " has ", n, " elements by its dims but its typed data field holds ",
-         typed_count(tp, dtype), " values");
+         typed_count(tp, dtype), " values (", typed_entries(dtype, n), " expected)");
   }
   if (tp.has_raw_data && !external)
     if (Ref<Tensor> view = view_of_mapping(tp, dtype, bytes, file)) return view;
