@@ -4,7 +4,8 @@
 // program. The kernel's source depends only on the program's structure, so plans for other
 // shapes, and other models, reuse its compiled image. A cast to or from float8 or float4 runs
 // a kernel of its own (float8_cast.cc), as on the CPU; one to or from a sub-byte integer has
-// no GPU kernel: every GPU kernel writes one element per thread, and those pack 4 or 2 per byte.
+// no GPU kernel: every GPU kernel writes one element per thread, and those pack two or four
+// per byte.
 #include <memory>
 #include <vector>
 
