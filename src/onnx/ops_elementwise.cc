@@ -423,11 +423,13 @@ void import_identity(NodeContext& c) {
   c.set_output(0, c.input(0));
 }
 
+// Dropout is the identity with an all-true mask unless it trains with a ratio above 0,
+// which draws random numbers: max_c has no random ops. training_mode and ratio fed as
+// graph inputs specialize the model on their values.
 void import_dropout(NodeContext& c) {
-  if (c.has_input(2)) {
-    const KnownValue* k = c.known(2);
-    auto v = k ? k->doubles() : std::nullopt;
-    if (!v || v->size() != 1 || (*v)[0] != 0) c.unsupported("training_mode must be a constant false");
+  if (c.has_input(2) && c.known_scalar(2, "training_mode") != 0) {
+    const double ratio = c.has_input(1) ? c.known_scalar(1, "ratio") : 0.5;
+    if (ratio != 0) c.unsupported("training-mode dropout with ratio ", ratio, " draws random numbers, which max_c does not support");
   }
   import_identity(c);
   if (c.wants_output(1)) {

@@ -1,6 +1,7 @@
 // The optimizers of ai.onnx.preview.training (Adagrad, Adam, Momentum), the ai.onnx.ml
 // Binarizer and ArrayFeatureExtractor, and BatchNormalization with training_mode = 1, each
-// against a C++ reference of ONNX's formulas; and the variants the importers refuse.
+// against a C++ reference of ONNX's formulas; Dropout in training mode; and the variants the
+// importers refuse.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -254,6 +255,28 @@ TEST(OnnxTraining, BatchNormTrainingModeUsesBatchStatistics) {
   expect_near(floats_of(out[0]), y);
   expect_near(floats_of(out[1]), rm);
   expect_near(floats_of(out[2]), rv);
+}
+
+// Dropout(x, ratio, training_mode) with both known: training with ratio 0 keeps every
+// element (an all-true mask); training with a ratio above 0 draws random numbers, refused.
+std::string dropout_model(float ratio, bool training) {
+  GraphSpec g;
+  g.inputs = {value_info("x", kFloat, {int64_t{3}})};
+  g.outputs = {value_info("y", kFloat, {int64_t{3}}), value_info("mask", kBool, {int64_t{3}})};
+  const char t = training ? 1 : 0;
+  g.initializers = {tensor_f32("r", {}, {ratio}), tensor_raw("t", kBool, {}, std::string(1, t))};
+  g.nodes = {node("Dropout", {"x", "r", "t"}, {"y", "mask"}, {}, "drop")};
+  return model(g);
+}
+
+TEST(OnnxTraining, DropoutTrainsOnlyWithRatioZero) {
+  for (const auto& [ratio, training] : {std::pair{0.f, true}, std::pair{0.5f, false}}) {
+    auto out = run_model(dropout_model(ratio, training), {f32_tensor({3}, {1.5f, -2.f, 0.f})});
+    expect_near(floats_of(out[0]), {1.5f, -2.f, 0.f}, 0.f);
+    ASSERT_EQ(out[1]->dtype(), DType::kBool);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(out[1]->data()[i], 1) << "ratio " << ratio << " element " << i;
+  }
+  expect_unimplemented_naming(dropout_model(0.25f, true), "'drop' (Dropout)", "ratio 0.25 draws random numbers");
 }
 
 }  // namespace
