@@ -141,9 +141,30 @@ void decode_tensor_type(ProtoReader r, ValueInfoProto* vi) {
   });
 }
 
+void decode_type(ProtoReader r, ValueInfoProto* vi);
+
+// TypeProto.Optional: an optional tensor is read as the tensor (ops_optional.cc says why);
+// an optional of anything else is another type.
+void decode_optional_type(ProtoReader r, ValueInfoProto* vi) {
+  for_each_field(r, [&](uint32_t f, WT t) {
+    if (f != 1) {
+      r.skip(t);
+      return;
+    }
+    ValueInfoProto element;
+    decode_type(message_field(r, t, "TypeProto.Optional.elem_type"), &element);
+    vi->has_tensor_type = element.has_tensor_type && !element.has_other_type;
+    vi->has_other_type = !vi->has_tensor_type;
+    vi->elem_type = element.elem_type;
+    vi->has_shape = element.has_shape;
+    vi->dims = std::move(element.dims);
+  });
+}
+
 void decode_type(ProtoReader r, ValueInfoProto* vi) {
   for_each_field(r, [&](uint32_t f, WT t) {
     if (f == 1) decode_tensor_type(message_field(r, t, "TypeProto.tensor_type"), vi);
+    else if (f == 9) decode_optional_type(message_field(r, t, "TypeProto.optional_type"), vi);
     else if (f == 6) r.skip(t);  // denotation
     else {
       vi->has_other_type = true;  // sequence, map, optional, sparse or opaque

@@ -121,7 +121,7 @@ struct DimProto {
 
 struct ValueInfoProto {
   std::string name;
-  bool has_tensor_type = false;  // false: no type, or a sequence/map/optional type
+  bool has_tensor_type = false;  // a tensor or an optional tensor; false: no type, or another
   bool has_other_type = false;
   int32_t elem_type = 0;
   bool has_shape = false;

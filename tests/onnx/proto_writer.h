@@ -84,7 +84,8 @@ inline Msg tensor_i64(const std::string& name, const std::vector<int64_t>& dims,
 
 using DimSpec = std::variant<int64_t, std::string>;
 
-inline Msg value_info(const std::string& name, int32_t elem, const std::vector<DimSpec>& dims) {
+// A TypeProto of a tensor.
+inline Msg tensor_type(int32_t elem, const std::vector<DimSpec>& dims) {
   Msg shape;
   for (const DimSpec& d : dims) {
     Msg dim;
@@ -96,9 +97,26 @@ inline Msg value_info(const std::string& name, int32_t elem, const std::vector<D
   tt.varint(1, static_cast<uint64_t>(elem)).msg(2, shape);
   Msg type;
   type.msg(1, tt);
+  return type;
+}
+
+inline Msg typed_value_info(const std::string& name, const Msg& type) {
   Msg vi;
   vi.bytes(1, name).msg(2, type);
   return vi;
+}
+
+inline Msg value_info(const std::string& name, int32_t elem, const std::vector<DimSpec>& dims) {
+  return typed_value_info(name, tensor_type(elem, dims));
+}
+
+// A TypeProto of an optional of `element` (a TypeProto).
+inline Msg optional_type(const Msg& element) {
+  Msg optional;
+  optional.msg(1, element);
+  Msg type;
+  type.msg(9, optional);
+  return type;
 }
 
 inline Msg attr_int(const std::string& name, int64_t v) {
