@@ -36,6 +36,7 @@ const ImportTable& import_table() {
     register_data_dependent_importers(t);
     register_unique_importers(t);
     register_nms_importers(t);
+    register_tfidf_importers(t);
     register_optional_importers(t);
     return t;
   }();

@@ -169,6 +169,7 @@ void register_scan_importers(ImportTable& t);
 void register_data_dependent_importers(ImportTable& t);  // NonZero, Compress
 void register_unique_importers(ImportTable& t);
 void register_nms_importers(ImportTable& t);  // NonMaxSuppression
+void register_tfidf_importers(ImportTable& t);  // TfIdfVectorizer
 void register_optional_importers(ImportTable& t);  // Optional* over tensors
 
 const ImportTable& import_table();
