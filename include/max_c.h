@@ -234,12 +234,20 @@ MAX_API max_log_level_t max_log_level(void);
  * are packed, the earliest element in the lowest bits of its byte (as ONNX packs them, and
  * DLPack, where they are kDLUInt/kDLInt with 2 or 4 bits), and size_in_bytes rounds them up
  * to 1.
+ *
+ * FLOAT8_E8M0FNU (73, MAX's number) is the MX formats' scale type: 8 exponent bits, no sign and
+ * no mantissa, so code e is 2^(e - 127) and 0xFF is NaN; it has no zero and no infinity.
+ * It is a float and a float8 (max_dtype_is_float8), and DLPack's kDLFloat8_e8m0fnu. A cast to
+ * it is ONNX Cast's with round_mode "up": the sign is dropped, a float32 exponent with any
+ * mantissa bit set goes up one, past 2^127 it stays 2^127 (NaN when the cast's `saturate` is
+ * false), zero is 2^-127, and infinity and NaN are NaN.
  * ====================================================================================== */
 
 typedef int32_t max_dtype_t;
 #define MAX_DTYPE_INVALID 0
 #define MAX_DTYPE_BOOL 1
 #define MAX_DTYPE_FLOAT4_E2M1FN 64
+#define MAX_DTYPE_FLOAT8_E8M0FNU 73
 #define MAX_DTYPE_FLOAT8_E4M3FN 75
 #define MAX_DTYPE_FLOAT8_E4M3FNUZ 76
 #define MAX_DTYPE_FLOAT8_E5M2 77

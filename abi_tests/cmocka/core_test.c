@@ -110,7 +110,7 @@ static void initial_log_level_from_env(void** state) {
 }
 
 /* ======================================================================================
- * DTypes: the traits of all 22, and unknown codes
+ * DTypes: the traits of all 23, and unknown codes
  * ====================================================================================== */
 
 typedef struct {
@@ -123,6 +123,7 @@ static const dtype_row kDTypes[] = {
     /* dtype                        name               bits B  flt f8 half int sgn uns */
     {MAX_DTYPE_BOOL,            "bool",            8,  1, 0, 0, 0, 0, 0, 0},
     {MAX_DTYPE_FLOAT4_E2M1FN,   "float4_e2m1fn",   4,  1, 1, 0, 0, 0, 0, 0},
+    {MAX_DTYPE_FLOAT8_E8M0FNU,  "float8_e8m0fnu",  8,  1, 1, 1, 0, 0, 0, 0},
     {MAX_DTYPE_FLOAT8_E4M3FN,   "float8_e4m3fn",   8,  1, 1, 1, 0, 0, 0, 0},
     {MAX_DTYPE_FLOAT8_E4M3FNUZ, "float8_e4m3fnuz", 8,  1, 1, 1, 0, 0, 0, 0},
     {MAX_DTYPE_FLOAT8_E5M2,     "float8_e5m2",     8,  1, 1, 1, 0, 0, 0, 0},
@@ -153,10 +154,10 @@ static const dtype_row kDTypes[] = {
                (int)(row)->field);                                                        \
   } while (0)
 
-static void dtype_traits_of_all_22(void** state) {
+static void dtype_traits_of_all_23(void** state) {
   size_t i;
   (void)state;
-  assert_int_equal(N_DTYPES, 22);
+  assert_int_equal(N_DTYPES, 23);
   for (i = 0; i < N_DTYPES; ++i) {
     const dtype_row* r = &kDTypes[i];
     max_dtype_t found = 0;
@@ -182,7 +183,7 @@ static void dtype_unknown_codes(void** state) {
   size_t i;
   int known;
   (void)state;
-  /* every code in [-8, 300] that is not one of the 22 is unknown to every trait */
+  /* every code in [-8, 300] that is not one of the 23 is unknown to every trait */
   for (code = -8; code <= 300; ++code) {
     known = 0;
     for (i = 0; i < N_DTYPES; ++i) known |= kDTypes[i].dtype == code;
@@ -719,7 +720,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(status_code_names),
       cmocka_unit_test(status_accessors),
       cmocka_unit_test(log_level_set_and_get),
-      cmocka_unit_test(dtype_traits_of_all_22),
+      cmocka_unit_test(dtype_traits_of_all_23),
       cmocka_unit_test(dtype_unknown_codes),
       cmocka_unit_test(dtype_from_unknown_name),
       cmocka_unit_test(cpu_device_is_a_singleton),

@@ -116,6 +116,7 @@ static void export_dtype_codes(void** state) {
       {MAX_DTYPE_FLOAT8_E5M2, kDLFloat8_e5m2, 8},
       {MAX_DTYPE_FLOAT8_E5M2FNUZ, kDLFloat8_e5m2fnuz, 8},
       {MAX_DTYPE_FLOAT4_E2M1FN, kDLFloat4_e2m1fn, 4},
+      {MAX_DTYPE_FLOAT8_E8M0FNU, kDLFloat8_e8m0fnu, 8},
       {MAX_DTYPE_UINT2, kDLUInt, 2},         {MAX_DTYPE_INT2, kDLInt, 2},
       {MAX_DTYPE_UINT4, kDLUInt, 4},         {MAX_DTYPE_INT4, kDLInt, 4},
   };

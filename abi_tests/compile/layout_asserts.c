@@ -107,6 +107,8 @@ EXPECT_EQ(MAX_DTYPE_UINT2, 130);
 EXPECT_EQ(MAX_DTYPE_INT2, 131);
 EXPECT_EQ(MAX_DTYPE_UINT4, 132);
 EXPECT_EQ(MAX_DTYPE_INT4, 133);
+/* MAX's number for its exponent-only float8. */
+EXPECT_EQ(MAX_DTYPE_FLOAT8_E8M0FNU, 73);
 /* 1.3: quantization encodings. */
 EXPECT_EQ(sizeof(max_quant_encoding_t), 4);
 EXPECT_EQ(MAX_QUANT_NONE, 0);

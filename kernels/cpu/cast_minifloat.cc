@@ -50,6 +50,31 @@ void encode_to(DType dst, const T* x, void* out, int64_t begin, int64_t n, bool 
   visit_minifloat(dst, [&](auto f) { encode<decltype(f)::value>(x, out, begin, n, saturate); });
 }
 
+void decode_e8m0(const void* in, int64_t begin, int64_t n, float* x) {
+  const uint8_t* p = static_cast<const uint8_t*>(in) + begin;
+  for (int64_t i = 0; i < n; ++i) x[i] = kE8M0Table[p[i]];
+}
+
+void encode_e8m0(const float* x, void* out, int64_t begin, int64_t n, bool saturate) {
+  uint8_t* p = static_cast<uint8_t*>(out) + begin;
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) p[i] = e8m0_from(x[i], saturate);
+}
+
+// Elements [begin, begin + n) of a float8/float4 buffer as floats; false for other dtypes.
+bool decode_any(DType src, const void* in, int64_t begin, int64_t n, float* x) {
+  if (is_e8m0(src)) return decode_e8m0(in, begin, n, x), true;
+  return visit_minifloat(src, [&](auto f) { decode<decltype(f)::value>(in, begin, n, x); });
+}
+
+// Floats written as elements [begin, begin + n) of a float8/float4 buffer; false for others.
+bool encode_any(DType dst, const float* x, void* out, int64_t begin, int64_t n, bool saturate) {
+  if (is_e8m0(dst)) return encode_e8m0(x, out, begin, n, saturate), true;
+  if (!is_minifloat(dst)) return false;
+  encode_to(dst, x, out, begin, n, saturate);
+  return true;
+}
+
 // Elements [begin, begin + n) of one chunk.
 void cast_chunk(DType src, DType dst, const void* in, void* out, int64_t begin, int64_t n, bool saturate) {
   if (src == DType::kFloat64 && is_minifloat(dst)) {
@@ -57,30 +82,26 @@ void cast_chunk(DType src, DType dst, const void* in, void* out, int64_t begin, 
     return;
   }
   float x[kChunk];
-  if (!visit_minifloat(src, [&](auto f) { decode<decltype(f)::value>(in, begin, n, x); }))
-    elem::load_run(src, in, begin, 1, n, x);
-  if (is_minifloat(dst)) {
-    encode_to(dst, x, out, begin, n, saturate);
-  } else {
-    elem::store_run(dst, out, begin, x, n);
-  }
+  if (!decode_any(src, in, begin, n, x)) elem::load_run(src, in, begin, 1, n, x);
+  if (!encode_any(dst, x, out, begin, n, saturate)) elem::store_run(dst, out, begin, x, n);
 }
 
 }  // namespace
 
+bool is_cast_minifloat(DType dtype) { return is_minifloat(dtype) || is_e8m0(dtype); }
+
 void minifloat_to_float(DType mini, const void* in, int64_t begin, int64_t n, float* out) {
-  if (!visit_minifloat(mini, [&](auto f) { decode<decltype(f)::value>(in, begin, n, out); }))
+  if (!decode_any(mini, in, begin, n, out))
     fail(Code::kInvalidArgument, "minifloat_to_float: ", dtype_label(mini), " is not a float8 or float4 dtype");
 }
 
 void minifloat_from_float(DType mini, const float* x, void* out, int64_t begin, int64_t n, bool saturate) {
-  if (!is_minifloat(mini))
+  if (!encode_any(mini, x, out, begin, n, saturate))
     fail(Code::kInvalidArgument, "minifloat_from_float: ", dtype_label(mini), " is not a float8 or float4 dtype");
-  encode_to(mini, x, out, begin, n, saturate);
 }
 
 bool cast_minifloat_supports(DType src, DType dst) {
-  const bool a = is_minifloat(src), b = is_minifloat(dst);
+  const bool a = is_cast_minifloat(src), b = is_cast_minifloat(dst);
   return (a || b) && (a || is_storage_supported(src)) && (b || is_storage_supported(dst));
 }
 

@@ -1,9 +1,10 @@
-// Casts to and from the float8 and float4 dtypes (kernels/cpu/minifloat.h says what each
-// conversion means). They run apart from the elementwise engine, which keeps only
-// whole-byte dtypes it computes on (float4 packs two elements per byte), and no op but
+// Casts to and from the float8 dtypes (float8_e8m0fnu too) and float4 (kernels/cpu/minifloat.h
+// says what each conversion means). They run apart from the elementwise engine, which keeps
+// only whole-byte dtypes it computes on (float4 packs two elements per byte), and no op but
 // `cast` reads or writes them. The other side of the cast converts through float, with the
 // engine's own load and store (kernels/cpu/cast.h), so a cast to int8 or float16 means the
-// same as from float32; a float64 source rounds once, straight from double.
+// same as from float32; a float64 source rounds once, straight from double, except to
+// float8_e8m0fnu, which ONNX defines on the value rounded to float32 first.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,9 @@
 #include "base/dtype.h"
 
 namespace maxc::cpu {
+
+// The dtypes these casts are for: the float8s (float8_e8m0fnu too) and float4.
+bool is_cast_minifloat(DType dtype);
 
 // out[i] = in[i] cast from `src` to `dst`, for i in [0, n). One of the two is a float8 or
 // float4 dtype and the other one any dtype a cast handles (INVALID_ARGUMENT otherwise).

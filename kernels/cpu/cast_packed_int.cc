@@ -62,7 +62,7 @@ void pack(const int64_t* v, void* out, int64_t begin, int64_t n) {
 // The source's elements [begin, begin + n) as int64 values.
 void load_ints(DType src, const void* in, int64_t begin, int64_t n, int64_t* v) {
   if (visit_packed_int(src, [&](auto f) { unpack<decltype(f)>(in, begin, n, v); })) return;
-  if (is_minifloat(src)) {
+  if (is_cast_minifloat(src)) {
     float x[kChunk];
     minifloat_to_float(src, in, begin, n, x);
     for (int64_t i = 0; i < n; ++i) v[i] = saturate_to_int64(x[i]);
@@ -74,7 +74,7 @@ void load_ints(DType src, const void* in, int64_t begin, int64_t n, int64_t* v) 
 // int64 values written as the destination's elements [begin, begin + n).
 void store_ints(DType dst, const int64_t* v, void* out, int64_t begin, int64_t n, bool saturate) {
   if (visit_packed_int(dst, [&](auto f) { pack<decltype(f)>(v, out, begin, n); })) return;
-  if (is_minifloat(dst)) {
+  if (is_cast_minifloat(dst)) {
     float x[kChunk];
     for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(v[i]);
     minifloat_from_float(dst, x, out, begin, n, saturate);
@@ -83,7 +83,7 @@ void store_ints(DType dst, const int64_t* v, void* out, int64_t begin, int64_t n
   elem::store_run(dst, out, begin, v, n);
 }
 
-bool is_convertible(DType d) { return dtype_is_packed_int(d) || is_minifloat(d) || is_storage_supported(d); }
+bool is_convertible(DType d) { return dtype_is_packed_int(d) || is_cast_minifloat(d) || is_storage_supported(d); }
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // The 8- and 4-bit float formats (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
-// float8_e5m2fnuz, float4_e2m1fn) and their exact conversions to and from float and double.
+// float8_e5m2fnuz, float4_e2m1fn) and their exact conversions to and from float and double;
+// and float8_e8m0fnu, an exponent alone, at the end.
 //
 // Each format is sign, E exponent bits with a bias, M mantissa bits, with subnormals. They
 // differ in what the top codes mean:
@@ -153,6 +154,39 @@ MAXC_MINIFLOAT_INLINE uint8_t minifloat_from(T x, bool saturate) {
   }
   return static_cast<uint8_t>((sign << (F.exp_bits + M)) | mag);
 }
+
+// ---- float8_e8m0fnu ----------------------------------------------------------------------------
+
+// An exponent alone, the MX formats' scale: code e is 2^(e - 127) and 0xFF is NaN; no sign,
+// no zero, no infinity. MiniFormat has no shape for it (no sign bit, no mantissa), so it has
+// its own two conversions and no visit_minifloat case.
+
+// The value of `code`: 2^-127 (code 0) is float's subnormal 0x00400000, every other finite
+// code a float's exponent field as it is.
+constexpr float e8m0_to_float(uint8_t code) {
+  const uint32_t bits = code == 0 ? 0x00400000u : code == 0xFF ? 0x7fc00000u : static_cast<uint32_t>(code) << 23;
+  return std::bit_cast<float>(bits);
+}
+
+inline constexpr std::array<float, 256> kE8M0Table = [] {
+  std::array<float, 256> t{};
+  for (uint32_t c = 0; c < t.size(); ++c) t[c] = e8m0_to_float(static_cast<uint8_t>(c));
+  return t;
+}();
+
+// The code of x as ONNX Cast writes it with round_mode "up", its default (onnx.numpy_helper.
+// to_float8e8m0): x's exponent field, its sign dropped, plus one when a mantissa bit is set,
+// so +-0 is 2^-127 and a float subnormal 2^-126. Infinity and NaN are NaN. Rounding up from
+// 2^127 stays there when saturating and is NaN otherwise.
+MAXC_MINIFLOAT_INLINE uint8_t e8m0_from(float x, bool saturate) {
+  const uint32_t u = std::bit_cast<uint32_t>(x);
+  const uint32_t exp = (u >> 23) & 0xFFu;
+  const bool fraction = (u & 0x7FFFFFu) != 0;
+  const bool up = fraction && exp != 0xFFu && !(saturate && exp == 0xFEu);
+  return static_cast<uint8_t>(exp + (up ? 1u : 0u));
+}
+
+inline bool is_e8m0(DType dtype) { return dtype == DType::kFloat8E8M0Fnu; }
 
 // Calls fn(format) with the MiniFormat of `dtype` as a constant; false for other dtypes.
 template <typename Fn>

@@ -35,6 +35,8 @@ void each_nonzero(const void* x, int64_t n, ZeroTest t, Fn fn) {
 std::optional<ZeroTest> zero_test_of(DType dtype) {
   const int32_t bytes = dtype_size_in_bytes(dtype);
   if (dtype_is_sub_byte(dtype) || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) return std::nullopt;
+  // float8_e8m0fnu has no zero: every element is nonzero, which no mask of its bits says.
+  if (dtype == DType::kFloat8E8M0Fnu) return std::nullopt;
   // Both zeros of an IEEE-style float are zero; a "fnuz" float8 has only one (its 0x80 is NaN).
   const bool signed_zero = dtype_is_float(dtype) && dtype != DType::kFloat8E4M3Fnuz && dtype != DType::kFloat8E5M2Fnuz;
   const uint64_t all = bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;

@@ -17,7 +17,8 @@ struct ZeroTest {
   uint64_t mask = ~uint64_t{0};
 };
 
-// The test for a dtype's elements; nullopt where an element is not whole bytes (float4, int4).
+// The test for a dtype's elements; nullopt where an element is not whole bytes (float4, int4)
+// and for float8_e8m0fnu, which has no zero.
 std::optional<ZeroTest> zero_test_of(DType dtype);
 
 int64_t count_nonzero(const void* x, int64_t n, ZeroTest test);

@@ -179,6 +179,7 @@ const char* cast_storage_type_name(DType d) {
     case DType::kFloat8E4M3Fnuz: return "maxc::gpu::float8_e4m3fnuz";
     case DType::kFloat8E5M2: return "maxc::gpu::float8_e5m2";
     case DType::kFloat8E5M2Fnuz: return "maxc::gpu::float8_e5m2fnuz";
+    case DType::kFloat8E8M0Fnu: return "maxc::gpu::float8_e8m0fnu";
     default: return storage_type_name(d);
   }
 }

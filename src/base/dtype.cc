@@ -8,6 +8,7 @@ namespace {
 constexpr DTypeInfo kTable[] = {
     {DType::kBool, "bool", 8, false, false},
     {DType::kFloat4E2M1Fn, "float4_e2m1fn", 4, true, true},
+    {DType::kFloat8E8M0Fnu, "float8_e8m0fnu", 8, true, false},
     {DType::kFloat8E4M3Fn, "float8_e4m3fn", 8, true, true},
     {DType::kFloat8E4M3Fnuz, "float8_e4m3fnuz", 8, true, true},
     {DType::kFloat8E5M2, "float8_e5m2", 8, true, true},
@@ -65,8 +66,8 @@ bool dtype_is_float(DType d) {
 }
 
 bool dtype_is_float8(DType d) {
-  return d == DType::kFloat8E4M3Fn || d == DType::kFloat8E4M3Fnuz || d == DType::kFloat8E5M2 ||
-         d == DType::kFloat8E5M2Fnuz;
+  return d == DType::kFloat8E8M0Fnu || d == DType::kFloat8E4M3Fn || d == DType::kFloat8E4M3Fnuz ||
+         d == DType::kFloat8E5M2 || d == DType::kFloat8E5M2Fnuz;
 }
 
 bool dtype_is_half(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }

@@ -13,6 +13,7 @@ enum class DType : int32_t {
   kInvalid = 0,
   kBool = 1,
   kFloat4E2M1Fn = 64,
+  kFloat8E8M0Fnu = 73,
   kFloat8E4M3Fn = 75,
   kFloat8E4M3Fnuz = 76,
   kFloat8E5M2 = 77,
@@ -40,7 +41,7 @@ struct DTypeInfo {
   const char* name;  // MAX's member name: "float32"
   int32_t bits;      // storage bits of one element (4 for float4_e2m1fn and int4, 2 for int2)
   bool is_float;
-  bool is_signed;    // signed integers and every float
+  bool is_signed;    // signed integers and every float but float8_e8m0fnu, which has no sign bit
 };
 
 // nullptr when the code is not a dtype we know.
@@ -55,6 +56,7 @@ const char* dtype_label(DType d);      // dtype_name, or "invalid": for messages
 std::optional<DType> dtype_from_name(std::string_view name);
 
 bool dtype_is_float(DType d);
+// The 8-bit floats, float8_e8m0fnu too (as MAX's DType.is_float8 answers).
 bool dtype_is_float8(DType d);
 bool dtype_is_half(DType d);  // float16 and bfloat16
 bool dtype_is_integral(DType d);

@@ -31,6 +31,7 @@ constexpr DLCode kCodes[] = {
     {DType::kFloat32, kDLFloat, 32},
     {DType::kFloat64, kDLFloat, 64},
     {DType::kBFloat16, kDLBfloat, 16},
+    {DType::kFloat8E8M0Fnu, kDLFloat8_e8m0fnu, 8},
     {DType::kFloat8E4M3Fn, kDLFloat8_e4m3fn, 8},
     {DType::kFloat8E4M3Fnuz, kDLFloat8_e4m3fnuz, 8},
     {DType::kFloat8E5M2, kDLFloat8_e5m2, 8},

@@ -25,6 +25,7 @@ DType to_dtype(int32_t data_type, std::string_view what) {
     case DataType::kFloat8E5M2: return DType::kFloat8E5M2;
     case DataType::kFloat8E5M2Fnuz: return DType::kFloat8E5M2Fnuz;
     case DataType::kFloat4E2M1: return DType::kFloat4E2M1Fn;
+    case DataType::kFloat8E8M0: return DType::kFloat8E8M0Fnu;
     case DataType::kUInt4: return DType::kUInt4;
     case DataType::kInt4: return DType::kInt4;
     case DataType::kUInt2: return DType::kUInt2;

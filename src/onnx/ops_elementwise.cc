@@ -398,10 +398,19 @@ bool fold_cast(NodeContext& c, const KnownValue& k, DType to) {
   return true;
 }
 
+// round_mode (opset 24+) picks how a cast to float8_e8m0fnu rounds; our cast op rounds up,
+// the default, and the attribute means nothing for other targets.
+void require_round_up(NodeContext& c, DType to) {
+  const std::string mode = c.attr_string("round_mode", "up");
+  if (to == DType::kFloat8E8M0Fnu && mode != "up")
+    c.unsupported("attribute 'round_mode' \"", mode, "\" (a cast to float8_e8m0fnu rounds \"up\" only)");
+}
+
 void import_cast(NodeContext& c, bool like) {
   DType to;
   if (like) to = c.dtype(1);
   else to = to_dtype(static_cast<int32_t>(c.attr_int("to", 0)), c.label() + " attribute 'to'");
+  require_round_up(c, to);
   const KnownValue* k = c.known(0);
   if (k && k->ints && (dtype_is_integral(to) || to == DType::kBool)) {
     std::vector<Dim> v = *k->ints;

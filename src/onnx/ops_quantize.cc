@@ -136,7 +136,11 @@ DType quantize_output_dtype(NodeContext& c) {
   return zp;
 }
 
-bool is_minifloat(DType d) { return dtype_is_float8(d) || d == DType::kFloat4E2M1Fn; }
+// float8_e8m0fnu is no quantized type of ONNX's (it is the MX formats' scale): it falls to
+// the integer types' check, which refuses it naming it.
+bool is_minifloat(DType d) {
+  return (dtype_is_float8(d) && d != DType::kFloat8E8M0Fnu) || d == DType::kFloat4E2M1Fn;
+}
 
 // float8: x / scale cast to the type, its largest finite value where it is out of range with
 // saturate = 1; float4 (no inf or NaN) always saturates and adds its zero point first, as

@@ -37,6 +37,29 @@ TEST(DType, Traits) {
   EXPECT_FALSE(dtype_from_name("float128").has_value());
 }
 
+// MAX's float8_e8m0fnu = 73 (0x49, a float code): a whole byte, a float8 for DType.is_float8,
+// no integer and no sign.
+TEST(DType, Float8E8M0Fnu) {
+  const DType d = DType::kFloat8E8M0Fnu;
+  EXPECT_EQ(static_cast<int32_t>(d), 73);
+  EXPECT_TRUE(static_cast<int32_t>(d) & 0x40);
+  EXPECT_STREQ(dtype_name(d), "float8_e8m0fnu");
+  EXPECT_EQ(dtype_from_name("float8_e8m0fnu"), d);
+  EXPECT_EQ(dtype_size_in_bits(d), 8);
+  EXPECT_EQ(dtype_size_in_bytes(d), 1);
+  EXPECT_EQ(dtype_align(d), 1);
+  EXPECT_TRUE(dtype_is_float(d));
+  EXPECT_TRUE(dtype_is_float8(d));
+  EXPECT_FALSE(dtype_is_half(d));
+  EXPECT_FALSE(dtype_is_integral(d));
+  EXPECT_FALSE(dtype_is_signed_integral(d));
+  EXPECT_FALSE(dtype_is_unsigned_integral(d));
+  EXPECT_FALSE(dtype_is_sub_byte(d));
+  EXPECT_FALSE(dtype_info(d)->is_signed);
+  EXPECT_FALSE(dtype_is_valid(static_cast<DType>(72)));
+  EXPECT_FALSE(dtype_is_valid(static_cast<DType>(74)));
+}
+
 // MAX's integer scheme extended below a byte: uint2 = 0x82 ... int4 = 0x85.
 TEST(DType, SubByteIntegers) {
   const struct {

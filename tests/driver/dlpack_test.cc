@@ -123,7 +123,7 @@ TEST(DLPackExport, EveryDTypeRoundTrips) {
                       DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
                       DType::kFloat8E4M3Fn, DType::kFloat8E4M3Fnuz, DType::kFloat8E5M2,
                       DType::kFloat8E5M2Fnuz, DType::kFloat4E2M1Fn, DType::kUInt2, DType::kInt2,
-                      DType::kUInt4, DType::kInt4}) {
+                      DType::kUInt4, DType::kInt4, DType::kFloat8E8M0Fnu}) {
     auto t = Tensor::create(Device::cpu(), dtype, {4});
     DLManagedTensorVersioned* m = to_dlpack(t);
     EXPECT_EQ(m->dl_tensor.dtype.bits, dtype_size_in_bits(dtype)) << dtype_name(dtype);
@@ -147,6 +147,15 @@ TEST(DLPackExport, SubByteIntegersUseTheIntegerCodes) {
     EXPECT_EQ(m->dl_tensor.dtype.bits, c.bits) << dtype_name(c.dtype);
     m->deleter(m);
   }
+}
+
+// DLPack 1.1 has a code of its own for float8_e8m0fnu, and it comes back as ours.
+TEST(DLPackExport, Float8E8M0FnuHasItsOwnCode) {
+  auto t = Tensor::create(Device::cpu(), DType::kFloat8E8M0Fnu, {3});
+  DLManagedTensorVersioned* m = to_dlpack(t);
+  EXPECT_EQ(m->dl_tensor.dtype.code, kDLFloat8_e8m0fnu);
+  EXPECT_EQ(m->dl_tensor.dtype.bits, 8);
+  EXPECT_EQ(from_dlpack(m)->dtype(), DType::kFloat8E8M0Fnu);
 }
 
 // ---- import ----

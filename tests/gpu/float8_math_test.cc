@@ -143,5 +143,47 @@ TYPED_TEST(Float8Math, EveryFiniteCodeRoundTrips) {
   }
 }
 
+// ---- float8_e8m0fnu ----------------------------------------------------------------------------
+
+TEST(Float8E8M0Math, EveryCodeDecodesAsOnTheCpu) {
+  for (uint32_t c = 0; c < 256; ++c) {
+    const float want = cpu::kE8M0Table[c];
+    const g::float8_e8m0fnu s{static_cast<g::u8>(c)};
+    ASSERT_TRUE(same_bits(g::load_as<float>(s), want)) << "code " << c;
+    ASSERT_TRUE(same_bits(g::load_as<double>(s), static_cast<double>(want))) << "code " << c;
+    ASSERT_EQ(g::load_as<g::i64>(s), cpu::load_as<int64_t>(want)) << "code " << c;
+  }
+}
+
+// A stride through all float patterns, and every power of two with its float neighbours.
+TEST(Float8E8M0Math, FloatsEncodeAsOnTheCpu) {
+  std::vector<uint32_t> patterns;
+  for (uint64_t u = 0; u <= 0xffffffffull; u += 251) patterns.push_back(static_cast<uint32_t>(u));
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t b : {e << 23, (e << 23) + 1, (e << 23) - 1}) patterns.insert(patterns.end(), {b, b ^ 0x80000000u});
+  for (uint32_t u : patterns) {
+    const float f = std::bit_cast<float>(u);
+    ASSERT_EQ(g::store_as<g::float8_e8m0fnu>(f).bits, cpu::e8m0_from(f, true)) << std::hex << "float 0x" << u;
+    ASSERT_EQ(g::store_cast<g::float8_e8m0fnu>(f, true).bits, cpu::e8m0_from(f, true)) << std::hex << "float 0x" << u;
+    ASSERT_EQ(g::store_cast<g::float8_e8m0fnu>(f, false).bits, cpu::e8m0_from(f, false))
+        << std::hex << "float 0x" << u << " unsaturated";
+  }
+}
+
+// Doubles and integers round to float first, as the CPU's cast loads them.
+TEST(Float8E8M0Math, DoublesAndIntegersEncodeThroughFloat) {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 100000; ++i) {
+    const double d = std::bit_cast<double>(static_cast<uint64_t>(rng()));
+    for (bool saturate : {true, false})
+      ASSERT_EQ(g::store_cast<g::float8_e8m0fnu>(d, saturate).bits, cpu::e8m0_from(static_cast<float>(d), saturate))
+          << std::hexfloat << d;
+  }
+  for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{-3}, int64_t{1000}, int64_t{1} << 40, INT64_MAX, INT64_MIN})
+    ASSERT_EQ(g::store_cast<g::float8_e8m0fnu>(static_cast<g::i64>(i), true).bits,
+              cpu::e8m0_from(static_cast<float>(i), true))
+        << i;
+}
+
 }  // namespace
 }  // namespace maxc::testing

@@ -94,6 +94,8 @@ TEST(KernelCatalog, InstanceSpellings) {
             "maxc::gpu::cast<float, maxc::gpu::float8_e4m3fn>");
   EXPECT_EQ(gpu::cast_kernel(DType::kFloat8E5M2Fnuz, DType::kFloat16),
             "maxc::gpu::cast<maxc::gpu::float8_e5m2fnuz, maxc::gpu::half>");
+  EXPECT_EQ(gpu::cast_kernel(DType::kBFloat16, DType::kFloat8E8M0Fnu),
+            "maxc::gpu::cast<maxc::gpu::bfloat16, maxc::gpu::float8_e8m0fnu>");
   EXPECT_EQ(gpu::gather_kernel(DType::kFloat32, DType::kInt64), "maxc::gpu::gather<unsigned int, long long>");
   EXPECT_EQ(gpu::reduce_kernel(gpu::Reduction::kMean, DType::kFloat32, false),
             "maxc::gpu::reduce_columns<maxc::gpu::Mean<float>, float>");

@@ -74,11 +74,12 @@ const std::vector<double> kFloat8Probes = {
     0x1p-9, 0x1p-10, 0x1.8p-10, 0x1p-11, 0x1p-16, 0x1p-17, 0x1.8p-17, 0x1p-18, -0x1p-19, 0x1p-20, 1.0625,
     1.0625 + 1e-12, 1.1875, -3.0e-3, 0.3};
 
-// All 256 codes of a float8 S; the probes (both lists) stored as S otherwise.
+// All 256 codes of a float8 S (float8_e8m0fnu too); the probes (both lists) stored as S
+// otherwise.
 template <class S>
 std::vector<S> cast_inputs() {
   std::vector<S> x;
-  if constexpr (g::Float8Format<S>::value) {
+  if constexpr (g::Float8Format<S>::value || std::is_same_v<S, g::float8_e8m0fnu>) {
     for (int c = 0; c < 256; ++c) x.push_back(S{static_cast<g::u8>(c)});
   } else {
     for (const auto* probes : {&kProbes, &kFloat8Probes})
@@ -119,6 +120,8 @@ TEST(EmulatedCast, Float8ToAndFromEveryCastDtypeMatchesTheCpuBits) {
   check_float8_with<g::float8_e4m3fnuz, g::bool8, g::u8, g::i8, g::i32, g::i64, g::half, g::bfloat16, float, double>();
   check_float8_with<g::float8_e5m2, g::bool8, g::u8, g::i8, g::i32, g::i64, g::half, g::bfloat16, float, double>();
   check_float8_with<g::float8_e5m2fnuz, g::bool8, g::u8, g::i8, g::i32, g::i64, g::half, g::bfloat16, float, double>();
+  check_float8_with<g::float8_e8m0fnu, g::bool8, g::u8, g::i8, g::i32, g::i64, g::half, g::bfloat16, float, double>();
+  for (bool saturate : {true, false}) check_float8_cast<g::float8_e5m2, g::float8_e8m0fnu>(saturate);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ constexpr DType dtype_of() {
   else if constexpr (std::is_same_v<S, g::float8_e4m3fnuz>) return DType::kFloat8E4M3Fnuz;
   else if constexpr (std::is_same_v<S, g::float8_e5m2>) return DType::kFloat8E5M2;
   else if constexpr (std::is_same_v<S, g::float8_e5m2fnuz>) return DType::kFloat8E5M2Fnuz;
+  else if constexpr (std::is_same_v<S, g::float8_e8m0fnu>) return DType::kFloat8E8M0Fnu;
   else return DType::kUInt64;
 }
 

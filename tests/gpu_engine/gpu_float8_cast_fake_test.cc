@@ -129,6 +129,20 @@ TEST_F(GpuFloat8CastOnFake, EveryFloat8CodeReadsAsOnTheCpuEngine) {
   EXPECT_EQ(gpu, cpu) << "float8_e4m3fnuz -> int32";
 }
 
+// float8_e8m0fnu through the same kernel: float32 to it, saturated or not, and every code
+// of it to float16.
+TEST_F(GpuFloat8CastOnFake, Float8E8M0FnuMatchesTheCpuEngine) {
+  expect_float32_to<gpu::float8_e8m0fnu>(DType::kFloat8E8M0Fnu);
+  std::vector<uint8_t> codes(256);
+  for (int c = 0; c < 256; ++c) codes[c] = static_cast<uint8_t>(c);
+  std::vector<uint8_t> gpu, cpu;
+  launches_.clear();
+  emulate_cast<gpu::float8_e8m0fnu, gpu::half>();
+  run_both(DType::kFloat8E8M0Fnu, DType::kFloat16, true, {256}, codes, &gpu, &cpu);
+  ASSERT_EQ(launches_.size(), 1u);
+  EXPECT_EQ(gpu, cpu) << "float8_e8m0fnu -> float16";
+}
+
 TEST_F(GpuFloat8CastOnFake, Float4IsRefusedAtCompileNamingIt) {
   Graph g("cast");
   ValueId x = g.add_input("x", f32_on_gpu({4}));

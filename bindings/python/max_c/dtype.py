@@ -12,6 +12,7 @@ import ctypes
 class DType(enum.Enum):
     bool = 1
     float4_e2m1fn = 64
+    float8_e8m0fnu = 73
     float8_e4m3fn = 75
     float8_e4m3fnuz = 76
     float8_e5m2 = 77
@@ -80,7 +81,8 @@ class DType(enum.Enum):
         dt = _ml_dtype(self.name)
         if dt is None:
             raise ValueError(f"DType.{self.name} has no numpy equivalent in ml_dtypes "
-                             f"{getattr(ml, '__version__', '?')} (int2 and uint2 need ml_dtypes >= 0.5)")
+                             f"{getattr(ml, '__version__', '?')} "
+                             "(int2, uint2 and float8_e8m0fnu need ml_dtypes >= 0.5)")
         return dt
 
     @classmethod
@@ -127,7 +129,7 @@ _FROM_NUMPY = {v: k for k, v in _TO_NUMPY.items()}
 # and onnx's) adds them as numpy dtypes of the same names, one element per byte. An optional
 # dependency: imported on first need only.
 _ML_DTYPE_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-                   "float4_e2m1fn", "uint2", "int2", "uint4", "int4")
+                   "float8_e8m0fnu", "float4_e2m1fn", "uint2", "int2", "uint4", "int4")
 
 
 def _ml_dtypes():

@@ -11,7 +11,10 @@ from max_c.dtype import DType
 
 
 def test_dtype_members_and_traits():
-    assert len(DType) == 22
+    assert len(DType) == 23
+    assert DType.float8_e8m0fnu.value == 73 and DType.float8_e8m0fnu.size_in_bits == 8
+    assert DType.float8_e8m0fnu.is_float8() and DType.float8_e8m0fnu.is_float()
+    assert not DType.float8_e8m0fnu.is_integral() and not DType.float8_e8m0fnu.is_half()
     assert DType.bool.value == 1 and DType.float32.value == 81 and DType.int64.value == 141
     assert DType.bfloat16.value == 80 and DType.float8_e4m3fn.value == 75
     assert DType.float64.size_in_bytes == 8 and DType.float4_e2m1fn.size_in_bits == 4

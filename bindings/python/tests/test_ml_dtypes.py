@@ -17,7 +17,8 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 
 PACKED_INTS = ["uint2", "int2", "uint4", "int4"]
 NAMES = ["bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float4_e2m1fn"] + PACKED_INTS
-FLOAT8 = NAMES[1:5]
+NAMES.append("float8_e8m0fnu")
+FLOAT8 = NAMES[1:5]  # the sign-exponent-mantissa float8s
 SHAPES = [(), (1,), (7,), (3, 5), (2, 0, 3), (4, 33)]
 
 
@@ -130,6 +131,39 @@ def test_cast_to_float4_matches_ml_dtypes():
     np.testing.assert_array_equal(bits(got), bits(x.astype(ml_dtypes.float4_e2m1fn)))
     nan = run_cast(np.array([np.nan, -np.nan], np.float32), DType.float4_e2m1fn)
     np.testing.assert_array_equal(bits(nan), [0, 0])  # no NaN in float4: our choice is +0
+
+
+@pytest.mark.parametrize("saturate", [True, False])
+@pytest.mark.parametrize("src", ["float32", "float16", "float64"])
+def test_cast_to_float8_e8m0fnu_matches_onnx_reference(src, saturate):
+    """ONNX Cast's round_mode "up" (onnx.numpy_helper.to_float8e8m0, which takes a value's
+    float32 exponent): the sign dropped, up one for any mantissa bit, NaN for inf and NaN."""
+    from onnx.numpy_helper import to_float8e8m0
+    rng = np.random.default_rng(3)
+    edges = np.array([2.0**127 * 1.5, 3e38, 1e-40, -1e-45, np.nan, 2.0**-127], np.float32)
+    patterns = rng.integers(0, 2**32, 5000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.concatenate([float_samples(), edges, patterns]).astype(src)
+    want = to_float8e8m0(x, saturate, "up")
+    got = run_cast(x, DType.float8_e8m0fnu, saturate=saturate)
+    assert got.dtype == np.dtype(ml_dtypes.float8_e8m0fnu)
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("to", ["float16", "bfloat16", "float64"])
+def test_cast_every_float8_e8m0fnu_code_to_floats(to):
+    codes = every_code("float8_e8m0fnu")
+    with np.errstate(over="ignore"):
+        want = codes.astype(np.float32).astype(DType[to].to_numpy())  # exact in float32, then rounded
+    np.testing.assert_array_equal(bits(run_cast(codes, DType[to])), bits(want))
+
+
+def test_cast_every_float8_e8m0fnu_code_to_integers_and_bool():
+    codes = every_code("float8_e8m0fnu")
+    value = codes.astype(np.float64)
+    small = value < 2.0**31  # NaN is not
+    np.testing.assert_array_equal(run_cast(codes, DType.int32)[small], np.trunc(value[small]).astype(np.int32))
+    assert run_cast(codes, DType.bool).all()  # no code is zero, and NaN is true
 
 
 @pytest.mark.parametrize("name", PACKED_INTS)

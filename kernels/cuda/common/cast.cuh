@@ -7,7 +7,8 @@
 //     any narrowing and sends NaN to 0; a negative float goes to unsigned through int64;
 //   - float16/bfloat16 convert through float32 with round-to-nearest-even;
 //   - float8 (common/minifloat.cuh) reads as float; it is written from float, or straight
-//     from double, and saturates past its range unless a cast says otherwise (store_cast).
+//     from double, and saturates past its range unless a cast says otherwise (store_cast);
+//     float8_e8m0fnu is written from float only (a double rounds to float first, as ONNX says).
 // The half conversions are integer arithmetic rather than PTX cvt or _Float16: one
 // definition that NVRTC, hipRTC and the host all compile to the same bits (tests/gpu checks
 // them against the CPU's for every half value). Kernels must not be compiled with
@@ -113,9 +114,18 @@ MAXC_HD T load_as(S s) {
     return convert_number<T>(bf16_bits_to_float(s.bits));
   } else if constexpr (Float8Format<S>::value) {
     return convert_number<T>(float8_bits_to_float<typename Float8Format<S>::type>(s.bits));
+  } else if constexpr (IsSame<S, float8_e8m0fnu>::value) {
+    return convert_number<T>(e8m0_bits_to_float(s.bits));
   } else {
     return convert_number<T>(s);
   }
+}
+
+template <class T>
+MAXC_HD float8_e8m0fnu store_e8m0(T v, bool saturate) {
+  float8_e8m0fnu s;
+  s.bits = e8m0_from(static_cast<float>(v), saturate);
+  return s;
 }
 
 // A compute value as float8 S: a double rounds once, straight to S, as on the CPU; integers
@@ -150,6 +160,8 @@ MAXC_HD S store_as(T v) {
     return s;
   } else if constexpr (Float8Format<S>::value) {
     return store_float8<S>(v, true);
+  } else if constexpr (IsSame<S, float8_e8m0fnu>::value) {
+    return store_e8m0(v, true);
   } else {
     return convert_number<S>(v);
   }
@@ -161,6 +173,8 @@ template <class S, class T>
 MAXC_HD S store_cast(T v, bool saturate) {
   if constexpr (Float8Format<S>::value) {
     return store_float8<S>(v, saturate);
+  } else if constexpr (IsSame<S, float8_e8m0fnu>::value) {
+    return store_e8m0(v, saturate);
   } else {
     return store_as<S>(v);
   }
@@ -206,6 +220,10 @@ struct ComputeOf<float8_e5m2> {
 };
 template <>
 struct ComputeOf<float8_e5m2fnuz> {
+  typedef float type;
+};
+template <>
+struct ComputeOf<float8_e8m0fnu> {
   typedef float type;
 };
 template <>

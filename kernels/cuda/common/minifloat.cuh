@@ -5,6 +5,8 @@
 // NaN kept (the "-0" code for fnuz), and +0 for every fnuz zero. tests/gpu compares these
 // with the CPU's for every float8 code and a sweep of float patterns.
 //
+// float8_e8m0fnu, an exponent alone, is at the end, with its own two conversions.
+//
 // float4_e2m1fn is not here: it packs two elements per byte, which the one-element-per-index
 // kernels (cast.cu) cannot write without two threads sharing a byte.
 //
@@ -164,6 +166,29 @@ MAXC_HD u8 float8_from(T x, bool saturate) {
     mag = is_nan ? nan_code : mag;
   }
   return static_cast<u8>((sign << (F::exp_bits + F::man_bits)) | mag);
+}
+
+// ---- float8_e8m0fnu --------------------------------------------------------------------------
+
+// Code e is 2^(e - 127), 0xFF is NaN; no sign, zero or infinity (kernels/cpu/minifloat.h).
+struct float8_e8m0fnu {
+  u8 bits;
+};
+
+// 2^-127 is float's subnormal 0x00400000; every other finite code is a float's exponent field.
+MAXC_HD float e8m0_bits_to_float(u32 code) {
+  if (code == 0xFFu) return f32_from_bits(0x7fc00000u);
+  return f32_from_bits(code == 0 ? 0x00400000u : code << 23);
+}
+
+// ONNX Cast's round_mode "up", as the CPU's e8m0_from: x's exponent field, its sign dropped,
+// plus one for any mantissa bit; 2^127 rounding up stays there when saturating (NaN
+// otherwise); infinity and NaN are NaN.
+MAXC_HD u8 e8m0_from(float x, bool saturate) {
+  const u32 u = f32_bits(x);
+  const u32 exp = (u >> 23) & 0xFFu;
+  const bool up = (u & 0x7FFFFFu) != 0 && exp != 0xFFu && !(saturate && exp == 0xFEu);
+  return static_cast<u8>(exp + (up ? 1u : 0u));
 }
 
 }  // namespace gpu

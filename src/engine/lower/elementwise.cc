@@ -55,7 +55,7 @@ Lowered lowered_from(const LowerContext& ctx, ElemProgramSpec spec) {
 bool is_standalone_cast(const LowerContext& ctx) {
   if (ctx.node.op != "cast" || ctx.inputs.size() != 1) return false;
   for (DType d : {ctx.inputs[0].dtype, ctx.outputs[0].dtype})
-    if (cpu::is_minifloat(d) || dtype_is_packed_int(d)) return true;
+    if (cpu::is_cast_minifloat(d) || dtype_is_packed_int(d)) return true;
   return false;
 }
 

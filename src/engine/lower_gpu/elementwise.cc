@@ -13,7 +13,7 @@
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
 #include "engine/lowering.h"
-#include "kernels/cpu/minifloat.h"
+#include "kernels/cpu/cast_minifloat.h"
 #include "kernels/cuda/fused_elementwise.h"
 #include "kernels/cuda/kernel_sources.h"
 
@@ -85,7 +85,8 @@ Lowered lower_with_kernel(const LowerContext& ctx, const cpu::ElemProgramSpec& s
 Lowered lower_program(const LowerContext& ctx) {
   if (ctx.node.op == "cast" && (dtype_is_packed_int(ctx.inputs[0].dtype) || dtype_is_packed_int(ctx.outputs[0].dtype)))
     refuse_packed_int_cast(ctx);
-  if (ctx.node.op == "cast" && (cpu::is_minifloat(ctx.inputs[0].dtype) || cpu::is_minifloat(ctx.outputs[0].dtype)))
+  if (ctx.node.op == "cast" &&
+      (cpu::is_cast_minifloat(ctx.inputs[0].dtype) || cpu::is_cast_minifloat(ctx.outputs[0].dtype)))
     return lower_gpu_minifloat_cast(ctx);
   std::optional<cpu::ElemProgramSpec> spec = elementwise_spec(ctx);
   if (!spec) return Lowered::alias_of_input();
