@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/packed_int.h"
 #include "driver/device.h"
+#include "kernels/cpu/cast.h"
 #include "kernels/cpu/half.h"
 
 namespace maxc::onnx {
@@ -19,10 +20,13 @@ void read_all(const uint8_t* p, int64_t n, std::vector<double>* out) {
   }
 }
 
+// Each value converted as a cast at run time converts it (kernels/cpu/cast.h): an integer
+// keeps the low bits of the truncated value (300.0 -> int8 44), never C++'s undefined
+// out-of-range conversion.
 template <typename T>
 void write_all(uint8_t* p, const std::vector<double>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
-    T v = static_cast<T>(values[i]);
+    T v = cpu::convert_number<T>(values[i]);
     std::memcpy(p + i * sizeof(T), &v, sizeof(T));
   }
 }
@@ -73,6 +77,19 @@ Ref<Tensor> packed_int_tensor(DType dtype, const std::vector<int64_t>& shape, co
   auto t = Tensor::create(Device::cpu(), dtype, shape, /*zero=*/true);
   for (size_t i = 0; i < values.size(); ++i)
     packed_int_set(dtype, t->data(), static_cast<int64_t>(i), values[i].static_value());
+  return t;
+}
+
+// An integer or bool tensor of whole-byte elements from static values: each keeps its low
+// bytes (little-endian), which is the wrap of an integer cast; bool is v != 0.
+Ref<Tensor> byte_int_tensor(DType dtype, const std::vector<int64_t>& shape, const std::vector<Dim>& values) {
+  auto t = Tensor::create(Device::cpu(), dtype, shape, /*zero=*/false);
+  const size_t width = static_cast<size_t>(dtype_size_in_bytes(dtype));
+  for (size_t i = 0; i < values.size(); ++i) {
+    int64_t v = values[i].static_value();
+    if (dtype == DType::kBool) v = v != 0;
+    std::memcpy(t->data() + i * width, &v, width);
+  }
   return t;
 }
 
@@ -131,18 +148,12 @@ KnownValue KnownValue::from_dims(DType dtype, std::vector<int64_t> shape, std::v
   k.shape = std::move(shape);
   bool all_static = true;
   for (const Dim& d : values) all_static = all_static && d.is_static();
-  if (all_static && dtype_is_packed_int(dtype)) {
-    k.data = packed_int_tensor(dtype, k.shape, values);
+  if (all_static) {
+    k.data = dtype_is_packed_int(dtype) ? packed_int_tensor(dtype, k.shape, values)
+                                        : byte_int_tensor(dtype, k.shape, values);
+    // The Dims are what the bytes hold (int64 300 as int8 is 44, as a run-time cast makes
+    // it), so a fold that reads them computes what the model would.
     for (int64_t i = 0; i < static_cast<int64_t>(values.size()); ++i) values[i] = Dim(int_at(*k.data, i));
-  } else if (all_static) {
-    auto t = Tensor::create(Device::cpu(), dtype, k.shape, /*zero=*/false);
-    int32_t width = dtype_size_in_bytes(dtype);
-    for (size_t i = 0; i < values.size(); ++i) {
-      int64_t v = values[i].static_value();
-      if (dtype == DType::kBool) v = v != 0;
-      std::memcpy(t->data() + i * static_cast<size_t>(width), &v, static_cast<size_t>(width));  // little-endian
-    }
-    k.data = std::move(t);
   }
   k.ints = std::move(values);
   return k;

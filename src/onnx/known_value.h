@@ -36,7 +36,8 @@ struct KnownValue {
   std::optional<std::vector<double>> doubles() const;
 
   static KnownValue from_tensor(Ref<Tensor> t);
-  // An integer/bool tensor from Dims; bytes are filled when every Dim is static.
+  // An integer/bool tensor from Dims; bytes are filled when every Dim is static, and then each
+  // Dim becomes the value its element holds, wrapped to the dtype's width (a symbol is kept).
   static KnownValue from_dims(DType dtype, std::vector<int64_t> shape, std::vector<Dim> values);
   // A float or integer tensor from doubles, converted to `dtype` (float32/64, float16 and
   // bfloat16 (rounded through float32, as a cast at run time), integers and bool).
