@@ -15,6 +15,7 @@ const (
 	Invalid        DType = 0
 	Bool           DType = 1
 	Float4E2M1FN   DType = 64
+	Float8E8M0FNU  DType = 73 // an exponent alone, 2^(e - 127); no sign, no zero; 0xFF is NaN
 	Float8E4M3FN   DType = 75
 	Float8E4M3FNUZ DType = 76
 	Float8E5M2     DType = 77

@@ -48,6 +48,7 @@ func TestDTypeTraits(t *testing.T) {
 		{Int64, 141, 64, 8, "int64", false, true, true},
 		{Uint8, 134, 8, 1, "uint8", false, true, false},
 		{Float4E2M1FN, 64, 4, 1, "float4_e2m1fn", true, false, false},
+		{Float8E8M0FNU, 73, 8, 1, "float8_e8m0fnu", true, false, false},
 		{Uint2, 130, 2, 1, "uint2", false, true, false},
 		{Int2, 131, 2, 1, "int2", false, true, true},
 		{Uint4, 132, 4, 1, "uint4", false, true, false},
@@ -60,7 +61,8 @@ func TestDTypeTraits(t *testing.T) {
 			t.Errorf("traits of %v wrong: %+v", c.d, c)
 		}
 	}
-	if !Float16.IsHalf() || !BFloat16.IsHalf() || Float32.IsHalf() || !Float8E5M2.IsFloat8() || !Uint32.IsUnsignedIntegral() {
+	if !Float16.IsHalf() || !BFloat16.IsHalf() || Float32.IsHalf() || !Float8E5M2.IsFloat8() || !Uint32.IsUnsignedIntegral() ||
+		!Float8E8M0FNU.IsFloat8() {
 		t.Error("predicates")
 	}
 	if DType(999).IsValid() || DType(999).Name() != "" || DType(999).String() != "DType(999)" {

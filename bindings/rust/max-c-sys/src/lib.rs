@@ -159,6 +159,7 @@ pub type max_dtype_t = i32;
 pub const MAX_DTYPE_INVALID: i32 = 0;
 pub const MAX_DTYPE_BOOL: i32 = 1;
 pub const MAX_DTYPE_FLOAT4_E2M1FN: i32 = 64;
+pub const MAX_DTYPE_FLOAT8_E8M0FNU: i32 = 73;
 pub const MAX_DTYPE_FLOAT8_E4M3FN: i32 = 75;
 pub const MAX_DTYPE_FLOAT8_E4M3FNUZ: i32 = 76;
 pub const MAX_DTYPE_FLOAT8_E5M2: i32 = 77;

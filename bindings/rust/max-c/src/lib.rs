@@ -287,6 +287,8 @@ pub enum DType {
     Bool = 1,
     /// 4-bit float (e2m1, finite), packed two per byte.
     Float4E2m1fn = 64,
+    /// 8-bit exponent alone (e8m0, unsigned, no zero; 0xFF is NaN): the MX formats' scale.
+    Float8E8m0fnu = 73,
     /// 8-bit float e4m3 (finite).
     Float8E4m3fn = 75,
     /// 8-bit float e4m3 (finite, unsigned zero).
@@ -331,8 +333,8 @@ pub enum DType {
 
 impl DType {
     /// Every dtype, in the order of MAX's codes.
-    pub const ALL: [DType; 22] = [
-        DType::Bool, DType::Float4E2m1fn, DType::Float8E4m3fn, DType::Float8E4m3fnuz,
+    pub const ALL: [DType; 23] = [
+        DType::Bool, DType::Float4E2m1fn, DType::Float8E8m0fnu, DType::Float8E4m3fn, DType::Float8E4m3fnuz,
         DType::Float8E5m2, DType::Float8E5m2fnuz, DType::Float16, DType::BFloat16,
         DType::Float32, DType::Float64, DType::UInt2, DType::Int2, DType::UInt4, DType::Int4,
         DType::UInt8, DType::Int8, DType::UInt16, DType::Int16, DType::UInt32, DType::Int32,
@@ -377,7 +379,7 @@ impl DType {
     pub fn is_float(self) -> bool {
         unsafe { sys::max_dtype_is_float(self as i32) != 0 }
     }
-    /// Whether this is one of the 8-bit floats.
+    /// Whether this is one of the 8-bit floats (`Float8E8m0fnu` too).
     pub fn is_float8(self) -> bool {
         unsafe { sys::max_dtype_is_float8(self as i32) != 0 }
     }

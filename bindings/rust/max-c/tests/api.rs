@@ -34,6 +34,12 @@ fn dtype_traits() {
     assert!(DType::Float8E5m2.is_float8());
     assert_eq!(DType::Float4E2m1fn.size_in_bits(), 4);
     assert_eq!(DType::Float4E2m1fn.size_in_bytes(), 1);
+    assert_eq!(DType::Float8E8m0fnu as i32, 73);
+    assert_eq!(DType::Float8E8m0fnu.name(), "float8_e8m0fnu");
+    assert!(DType::Float8E8m0fnu.is_float8() && DType::Float8E8m0fnu.is_float());
+    assert!(!DType::Float8E8m0fnu.is_integral() && !DType::Float8E8m0fnu.is_half());
+    assert_eq!((DType::Float8E8m0fnu.size_in_bits(), DType::Float8E8m0fnu.size_in_bytes()), (8, 1));
+    assert_eq!(DType::ALL.len(), 23);
     assert_eq!(DType::Int4 as i32, 133);
     assert_eq!((DType::Int4.size_in_bits(), DType::Int4.size_in_bytes()), (4, 1));
     assert_eq!((DType::UInt2.size_in_bits(), DType::UInt2.size_in_bytes()), (2, 1));

@@ -12,6 +12,8 @@ import java.util.Locale;
 public enum DType {
   BOOL(1, 8),
   FLOAT4_E2M1FN(64, 4),
+  /** 8-bit exponent alone, 2^(e - 127): no sign, no zero, 0xFF is NaN (the MX formats' scale). */
+  FLOAT8_E8M0FNU(73, 8),
   FLOAT8_E4M3FN(75, 8),
   FLOAT8_E4M3FNUZ(76, 8),
   FLOAT8_E5M2(77, 8),

@@ -186,6 +186,9 @@ class TensorTest {
     assertEquals(1, DType.UINT2.sizeInBytes());
     assertTrue(DType.INT2.isSignedIntegral() && DType.UINT4.isIntegral() && !DType.UINT4.isSignedIntegral());
     assertTrue(!DType.INT4.isFloat());
+    assertEquals(73, DType.FLOAT8_E8M0FNU.code());
+    assertEquals("float8_e8m0fnu", DType.FLOAT8_E8M0FNU.maxName());
+    assertTrue(DType.FLOAT8_E8M0FNU.isFloat() && !DType.FLOAT8_E8M0FNU.isIntegral());
     assertEquals(StatusCode.INVALID_ARGUMENT, assertThrows(MaxException.class, () -> DType.fromCode(3)).code());
   }
 }
