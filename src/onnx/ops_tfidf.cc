@@ -46,12 +46,6 @@ int64_t required_int(NodeContext& c, std::string_view name) {
   return c.attr_int(name, 0);
 }
 
-std::vector<int64_t> required_ints(NodeContext& c, std::string_view name) {
-  std::optional<std::vector<int64_t>> v = c.attr_ints(name);
-  if (!v) c.invalid("attribute '", name, "' is required");
-  return *v;
-}
-
 Mode read_mode(NodeContext& c) {
   if (!c.attr("mode")) c.invalid("attribute 'mode' is required");
   const std::string mode = c.attr_string("mode", "");
@@ -126,9 +120,9 @@ TfIdfSpec read_spec(NodeContext& c) {
     c.invalid("gram lengths min ", min_len, ", max ", max_len, ": need 1 <= min_gram_length <= max_gram_length");
   if (s.max_skip < 0) c.invalid("attribute 'max_skip_count' is ", s.max_skip, "; it must be >= 0");
   if (!c.attr("pool_int64s")) c.invalid("one of the attributes 'pool_int64s' and 'pool_strings' is required");
-  const std::vector<int64_t> pool = required_ints(c, "pool_int64s");
-  const std::vector<int64_t> counts = required_ints(c, "ngram_counts");
-  const std::vector<int64_t> indexes = required_ints(c, "ngram_indexes");
+  const std::vector<int64_t> pool = c.required_attr_ints("pool_int64s");
+  const std::vector<int64_t> counts = c.required_attr_ints("ngram_counts");
+  const std::vector<int64_t> indexes = c.required_attr_ints("ngram_indexes");
   check_ngram_counts(c, counts, pool.size());
   if (indexes.empty()) c.invalid("attribute 'ngram_indexes' is empty");
   for (int64_t i : indexes) {
