@@ -148,7 +148,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 6
+#define MAX_ABI_VERSION_MINOR 7
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -228,6 +228,10 @@ MAX_API max_log_level_t max_log_level(void);
 
 /* ======================================================================================
  * DType: MAX's element types, with MAX's own numbers.
+ *
+ * ABI 1.7 added UINT2, INT2, UINT4, INT4 (130-133) and FLOAT8_E8M0FNU (73), with no new
+ * function: to a library older than 1.7 they are unknown codes (max_dtype_is_valid gives 0,
+ * and calls given them fail), so a program that uses them needs max_abi_version() >= 1.7.
  *
  * UINT2, INT2, UINT4 and INT4 extend MAX's set with MAX's own numbering of integers
  * (0x80 | log2(bits) << 1 | signed, as UINT8 = 134 and INT8 = 135). Like FLOAT4_E2M1FN they

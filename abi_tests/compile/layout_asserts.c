@@ -47,9 +47,10 @@ EXPECT_EQ(MAX_ABI_VERSION, ((uint32_t)MAX_ABI_VERSION_MAJOR << 16) | (uint32_t)M
 EXPECT_EQ(MAX_ABI_VERSION_MINOR, 0);
 EXPECT_EQ(MAX_ABI_VERSION, 0x00010000u);
 #else
-/* Today's header: 1.5 (file_device, max_graph_add_constant_on). Bump this line, on purpose, with the next minor. */
-EXPECT_EQ(MAX_ABI_VERSION_MINOR, 6);
-EXPECT_EQ(MAX_ABI_VERSION, 0x00010006u);
+/* Today's header: 1.7 (the dtypes uint2, int2, uint4, int4 and float8_e8m0fnu). Bump this line, on
+ * purpose, with the next minor. */
+EXPECT_EQ(MAX_ABI_VERSION_MINOR, 7);
+EXPECT_EQ(MAX_ABI_VERSION, 0x00010007u);
 #endif
 EXPECT_EQ(DLPACK_MAJOR_VERSION, 1);
 EXPECT_EQ(DLPACK_MINOR_VERSION, 1);
@@ -102,12 +103,12 @@ EXPECT_EQ(MAX_DTYPE_INT32, 139);
 EXPECT_EQ(MAX_DTYPE_UINT64, 140);
 EXPECT_EQ(MAX_DTYPE_INT64, 141);
 #ifndef MAX_C_FROZEN_1_0
-/* The sub-byte integers, in MAX's integer numbering. */
+/* 1.7: the sub-byte integers, in MAX's integer numbering. */
 EXPECT_EQ(MAX_DTYPE_UINT2, 130);
 EXPECT_EQ(MAX_DTYPE_INT2, 131);
 EXPECT_EQ(MAX_DTYPE_UINT4, 132);
 EXPECT_EQ(MAX_DTYPE_INT4, 133);
-/* MAX's number for its exponent-only float8. */
+/* 1.7: MAX's number for its exponent-only float8. */
 EXPECT_EQ(MAX_DTYPE_FLOAT8_E8M0FNU, 73);
 /* 1.3: quantization encodings. */
 EXPECT_EQ(sizeof(max_quant_encoding_t), 4);

@@ -1,4 +1,4 @@
-//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.6).
+//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.7).
 //!
 //! Written by hand; `tests/header.rs` parses the header and checks that every function,
 //! constant and parameter type here matches it, so a drift fails `cargo test`.
@@ -106,7 +106,7 @@ pub struct DLManagedTensorVersioned {
 
 // ---- versions ----
 pub const MAX_ABI_VERSION_MAJOR: u32 = 1;
-pub const MAX_ABI_VERSION_MINOR: u32 = 6;
+pub const MAX_ABI_VERSION_MINOR: u32 = 7;
 pub const MAX_ABI_VERSION: u32 = (MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR;
 
 // ---- opaque handles ----

@@ -1,4 +1,4 @@
-//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.6), named like
+//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.7), named like
 //! Modular's MAX: a [`Context`] (InferenceSession) compiles a [`Graph`] built with typed op
 //! helpers ([`ops`](mod@ops)), or a MAXG or ONNX file ([`Context::compile_file`]), into a
 //! [`CompiledModel`]; binding weights (tensors by name, or a [`Weights`] registry filled from
@@ -31,7 +31,9 @@
 //!   message. The ABI 1.5 additions ([`CompileOptions::file_device`],
 //!   [`Graph::add_constant_on`]) and 1.6 ([`Graph::cond`], [`Graph::while_loop`],
 //!   [`Graph::call`]) are used only when asked for, and give UNIMPLEMENTED on an older
-//!   library; everything else works with it.
+//!   library; everything else works with it. The 1.7 dtypes ([`DType::UInt2`], [`DType::Int2`],
+//!   [`DType::UInt4`], [`DType::Int4`], [`DType::Float8E8m0fnu`]) are unknown codes to an
+//!   older library, which refuses them as it refuses any unknown dtype.
 //! * Handles release on `Drop`; `Clone` retains where sharing is sound. Children keep their
 //!   parents alive, so handles may be dropped in any order.
 //! * `Context`, `Device` and `Tensor` are `Send + Sync` (the header says thread-safe);

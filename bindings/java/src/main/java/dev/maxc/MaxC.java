@@ -9,7 +9,7 @@ import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
- * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.6) as a JNA interface mapping:
+ * The raw C ABI of libmax_c ({@code include/max_c.h}, ABI 1.7) as a JNA interface mapping:
  * only the functions this binding wraps. Prefer the idiomatic classes ({@link Tensor},
  * {@link Graph}, {@link Model}, ...); use this only for what they do not cover, through
  * {@link MaxLibrary#raw()}, which loads and ABI-checks the library first.
@@ -30,7 +30,7 @@ public interface MaxC extends Library {
   /** {@code MAX_ABI_VERSION_MAJOR} of the header this binding was written against. */
   int ABI_VERSION_MAJOR = 1;
   /** {@code MAX_ABI_VERSION_MINOR} of the header this binding was written against. */
-  int ABI_VERSION_MINOR = 6;
+  int ABI_VERSION_MINOR = 7;
   /** {@code MAX_ABI_VERSION}: (major &lt;&lt; 16) | minor. */
   int ABI_VERSION = (ABI_VERSION_MAJOR << 16) | ABI_VERSION_MINOR;
   /**
