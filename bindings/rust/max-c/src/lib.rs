@@ -47,6 +47,10 @@
 //! * [`Weights`] (a registry of named tensors from safetensors/GGUF files or memory) is
 //!   `Send + Sync`; adding to it takes `&mut self`, which is the synchronization the header
 //!   asks for.
+//! * The enums that mirror the header's code sets ([`DType`], [`LogLevel`], [`DeviceKind`],
+//!   [`DeviceRef`], [`InputArity`], [`AttrKind`], [`AttrPresence`], [`QuantEncoding`]) are
+//!   `#[non_exhaustive]`: a new ABI minor may add codes (1.7 added five dtypes), and a
+//!   variant added then must not break a caller's `match`, so one needs a `_` arm.
 //!
 //! The compiler enforces these rules. A value does not outlive its graph:
 //!
@@ -73,6 +77,34 @@
 //! let w = Weights::new().unwrap();
 //! let shared = &w;
 //! shared.add_slice("a", &[1.0f32], &[1]).unwrap();
+//! ```
+//!
+//! A `match` on a dtype, outside this crate, needs an arm for dtypes yet to come:
+//!
+//! ```compile_fail,E0004
+//! # use max_c::*;
+//! fn bits(d: DType) -> u32 {
+//!     match d {
+//!         DType::Bool | DType::Float8E8m0fnu | DType::Float8E4m3fn | DType::Float8E4m3fnuz
+//!         | DType::Float8E5m2 | DType::Float8E5m2fnuz | DType::UInt8 | DType::Int8 => 8,
+//!         DType::Float4E2m1fn | DType::UInt4 | DType::Int4 => 4,
+//!         DType::UInt2 | DType::Int2 => 2,
+//!         DType::Float16 | DType::BFloat16 | DType::UInt16 | DType::Int16 => 16,
+//!         DType::Float32 | DType::UInt32 | DType::Int32 => 32,
+//!         DType::Float64 | DType::UInt64 | DType::Int64 => 64,
+//!     }
+//! }
+//! ```
+//!
+//! ```
+//! # use max_c::*;
+//! fn is_packed(d: DType) -> bool {
+//!     match d {
+//!         DType::Float4E2m1fn | DType::UInt4 | DType::Int4 | DType::UInt2 | DType::Int2 => true,
+//!         _ => false,
+//!     }
+//! }
+//! assert!(is_packed(DType::Int4) && !is_packed(DType::Float8E8m0fnu));
 //! ```
 //!
 //! Binaries that use this crate need libmax_c at run time; the tests of this crate get an
@@ -244,6 +276,7 @@ fn add_constant_on_fn() -> Result<AddConstantOnFn> {
 /// The library's process-wide log level (messages go to stderr; the default is `Warning`,
 /// or what the environment variable MAX_C_LOG_LEVEL says).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 #[repr(i32)]
 pub enum LogLevel {
     /// Nothing is printed.
@@ -283,6 +316,7 @@ pub fn log_level() -> LogLevel {
 
 /// MAX's element types, with MAX's own numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 #[repr(i32)]
 pub enum DType {
     /// bool: one byte, 0 or 1.
@@ -435,6 +469,7 @@ unsafe impl Element for u64 { const DTYPE: DType = DType::UInt64; }
 
 /// The kind of a [`Device`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DeviceKind {
     /// The host.
     Cpu,
@@ -1075,6 +1110,7 @@ fn raw_dims<D: Into<Dim>>(dims: impl IntoIterator<Item = D>) -> Result<RawDims> 
 
 /// Where a graph value lives (MAX's DeviceRef).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DeviceRef {
     /// The host (id 0).
     Cpu(i32),
@@ -1487,6 +1523,7 @@ impl Drop for Attrs {
 
 /// How many values an op input takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InputArity {
     /// Exactly one.
     One,
@@ -1500,6 +1537,7 @@ pub enum InputArity {
 
 /// The type of an op attribute (which [`Attrs`] setter it takes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttrKind {
     /// [`Attrs::int`].
     Int,
@@ -1527,6 +1565,7 @@ pub enum AttrKind {
 
 /// Whether an op attribute must be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttrPresence {
     /// It must be set.
     Required,

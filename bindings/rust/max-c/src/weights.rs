@@ -27,6 +27,7 @@ use super::*;
 /// `qmatmul` take its [`name`](QuantEncoding::name) as their `encoding` attribute.
 #[allow(non_camel_case_types)] // GGML's own names read better than Q40 / Q4K.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 #[repr(i32)]
 pub enum QuantEncoding {
     /// 32 elements in 18 bytes: one scale, 4-bit values.
