@@ -61,9 +61,11 @@ func TestDTypeTraits(t *testing.T) {
 			t.Errorf("traits of %v wrong: %+v", c.d, c)
 		}
 	}
-	if !Float16.IsHalf() || !BFloat16.IsHalf() || Float32.IsHalf() || !Float8E5M2.IsFloat8() || !Uint32.IsUnsignedIntegral() ||
-		!Float8E8M0FNU.IsFloat8() {
+	if !Float16.IsHalf() || !BFloat16.IsHalf() || Float32.IsHalf() || !Float8E5M2.IsFloat8() || !Uint32.IsUnsignedIntegral() {
 		t.Error("predicates")
+	}
+	if !Float8E8M0FNU.IsFloat8() || Float8E8M0FNU.IsHalf() {
+		t.Error("float8_e8m0fnu is a float8")
 	}
 	if DType(999).IsValid() || DType(999).Name() != "" || DType(999).String() != "DType(999)" {
 		t.Error("unknown dtype")

@@ -82,8 +82,8 @@ GraphSpec narrowing_graph(int32_t to, bool v_known, const std::vector<int64_t>& 
   if (v_known) g.initializers = {tensor_i64("v", {n}, v)};
   else g.inputs = {value_info("v", kInt64, {n})};
   g.outputs = {value_info("sum", kInt64, {n})};
-  g.nodes = {node("Cast", {"v"}, {"narrow"}, {attr_int("to", to)}), node("Cast", {"narrow"}, {"wide"}, {attr_int("to", kInt64)}),
-             node("Add", {"wide", "wide"}, {"sum"})};
+  g.nodes = {node("Cast", {"v"}, {"narrow"}, {attr_int("to", to)}),
+             node("Cast", {"narrow"}, {"wide"}, {attr_int("to", kInt64)}), node("Add", {"wide", "wide"}, {"sum"})};
   return g;
 }
 
@@ -113,8 +113,8 @@ TEST(OnnxCastImport, ReshapeToAFoldedNarrowedShape) {
   g.inputs = {value_info("x", kFloat, {int64_t{4}, int64_t{11}})};
   g.outputs = {value_info("y", kFloat, {})};
   g.initializers = {tensor_i64("n", {1}, {300})};
-  g.nodes = {node("Cast", {"n"}, {"n8"}, {attr_int("to", kInt8)}), node("Cast", {"n8"}, {"shape"}, {attr_int("to", kInt64)}),
-             node("Reshape", {"x", "shape"}, {"y"})};
+  g.nodes = {node("Cast", {"n"}, {"n8"}, {attr_int("to", kInt8)}),
+             node("Cast", {"n8"}, {"shape"}, {attr_int("to", kInt64)}), node("Reshape", {"x", "shape"}, {"y"})};
   std::vector<float> x(44);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
   const auto out = run_model(model(g), {f32_tensor({4, 11}, x)});
@@ -127,7 +127,8 @@ TEST(OnnxCastImport, FoldedFloatToNarrowIntegerWraps) {
   GraphSpec g;
   g.outputs = {value_info("y", kInt64, {int64_t{3}})};
   g.initializers = {tensor_f32("f", {3}, {300.7f, -129.5f, 200.f})};
-  g.nodes = {node("Cast", {"f"}, {"f8"}, {attr_int("to", kInt8)}), node("Cast", {"f8"}, {"y"}, {attr_int("to", kInt64)})};
+  g.nodes = {node("Cast", {"f"}, {"f8"}, {attr_int("to", kInt8)}),
+             node("Cast", {"f8"}, {"y"}, {attr_int("to", kInt64)})};
   EXPECT_EQ(i64s_of(run_model(model(g), {})[0]), (std::vector<int64_t>{44, 127, -56}));
 }
 
