@@ -231,7 +231,8 @@ MAX_API max_log_level_t max_log_level(void);
  *
  * ABI 1.7 added UINT2, INT2, UINT4, INT4 (130-133) and FLOAT8_E8M0FNU (73), with no new
  * function: to a library older than 1.7 they are unknown codes (max_dtype_is_valid gives 0,
- * and calls given them fail), so a program that uses them needs max_abi_version() >= 1.7.
+ * and calls given them fail), so a program that uses them needs a 1.7 library, which
+ * max_check_abi(MAX_ABI_VERSION) with this header checks.
  *
  * UINT2, INT2, UINT4 and INT4 extend MAX's set with MAX's own numbering of integers
  * (0x80 | log2(bits) << 1 | signed, as UINT8 = 134 and INT8 = 135). Like FLOAT4_E2M1FN they
