@@ -24,7 +24,7 @@ constexpr DTypeCode kDTypeCodes[] = {
     {"I16", DType::kInt16},           {"I8", DType::kInt8},        {"U64", DType::kUInt64},
     {"U32", DType::kUInt32},          {"U16", DType::kUInt16},     {"U8", DType::kUInt8},
     {"BOOL", DType::kBool},           {"F8_E4M3", DType::kFloat8E4M3Fn},
-    {"F8_E5M2", DType::kFloat8E5M2},
+    {"F8_E5M2", DType::kFloat8E5M2},  {"F8_E8M0", DType::kFloat8E8M0Fnu},
 };
 
 // Parsing state of one file, so every message can name the file. The header is pulled token

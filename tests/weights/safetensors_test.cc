@@ -12,7 +12,7 @@ namespace {
 const DType kAllDTypes[] = {DType::kFloat64, DType::kFloat32, DType::kFloat16, DType::kBFloat16,
                             DType::kInt64,   DType::kInt32,   DType::kInt16,   DType::kInt8,
                             DType::kUInt64,  DType::kUInt32,  DType::kUInt16,  DType::kUInt8,
-                            DType::kBool,    DType::kFloat8E4M3Fn, DType::kFloat8E5M2};
+                            DType::kBool,    DType::kFloat8E4M3Fn, DType::kFloat8E5M2, DType::kFloat8E8M0Fnu};
 
 struct Owned {
   std::string name;
