@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "engine/lowering.h"
+#include "kernel_test_util.h"
 #include "kernels/cpu/cast_minifloat.h"
 #include "kernels/cpu/cast_packed_int.h"
 #include "kernels/cpu/half.h"
@@ -181,18 +182,7 @@ TEST(E8M0, NonzeroHasNoZeroTest) {
 
 // ---- lowerings ---------------------------------------------------------------------------------
 
-Lowered lower_node(const std::string& op, Attrs attrs, std::vector<Shape> ins, std::vector<Shape> outs) {
-  Node node;
-  node.op = op;
-  node.attrs = std::move(attrs);
-  for (size_t i = 0; i < ins.size() + outs.size(); ++i)
-    (i < ins.size() ? node.inputs : node.outputs).push_back(static_cast<ValueId>(i));
-  std::vector<const Constant*> consts(ins.size(), nullptr);
-  const LowerFn* fn = KernelTable::builtin().find(op);
-  if (!fn) throw std::runtime_error("no lowering for " + op);
-  LowerContext ctx{node, ins, outs, consts, [](ValueId) { return Shape{}; }, 1};
-  return (*fn)(ctx);
-}
+using kernel_test::lower_node;
 
 std::vector<uint8_t> run_cast_to_e8m0(const std::vector<float>& x, Attrs attrs) {
   const int64_t n = static_cast<int64_t>(x.size());

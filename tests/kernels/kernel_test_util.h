@@ -1,11 +1,15 @@
-// What the kernel tests share: seeded random inputs, and scratch aligned as the engine's
-// arena aligns it.
+// What the kernel tests share: seeded random inputs, scratch aligned as the engine's arena
+// aligns it, and a node lowered on its own.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "engine/lowering.h"
 
 namespace maxc::kernel_test {
 
@@ -28,5 +32,19 @@ struct AlignedScratch {
   void* get() { return raw; }
   char* raw;
 };
+
+// The CPU lowering of one `op` node whose inputs are values 0.. and outputs the values after.
+inline Lowered lower_node(const std::string& op, Attrs attrs, std::vector<Shape> ins, std::vector<Shape> outs) {
+  Node node;
+  node.op = op;
+  node.attrs = std::move(attrs);
+  for (size_t i = 0; i < ins.size() + outs.size(); ++i)
+    (i < ins.size() ? node.inputs : node.outputs).push_back(static_cast<ValueId>(i));
+  std::vector<const Constant*> consts(ins.size(), nullptr);
+  const LowerFn* fn = KernelTable::builtin().find(op);
+  if (!fn) throw std::runtime_error("no lowering for " + op);
+  LowerContext ctx{node, ins, outs, consts, [](ValueId) { return Shape{}; }, 1};
+  return (*fn)(ctx);
+}
 
 }  // namespace maxc::kernel_test

@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "engine/lowering.h"
+#include "kernel_test_util.h"
 #include "kernels/cpu/cast_packed_int.h"
 #include "kernels/cpu/half.h"
 
@@ -183,18 +184,7 @@ TEST(CastPackedInt, SupportsExactlyCastsWithAPackedSide) {
 
 // ---- lowerings ---------------------------------------------------------------------------------
 
-Lowered lower_node(const std::string& op, Attrs attrs, std::vector<Shape> ins, std::vector<Shape> outs) {
-  Node node;
-  node.op = op;
-  node.attrs = std::move(attrs);
-  for (size_t i = 0; i < ins.size() + outs.size(); ++i)
-    (i < ins.size() ? node.inputs : node.outputs).push_back(static_cast<ValueId>(i));
-  std::vector<const Constant*> consts(ins.size(), nullptr);
-  const LowerFn* fn = KernelTable::builtin().find(op);
-  if (!fn) throw std::runtime_error("no lowering for " + op);
-  LowerContext ctx{node, ins, outs, consts, [](ValueId) { return Shape{}; }, 1};
-  return (*fn)(ctx);
-}
+using kernel_test::lower_node;
 
 TEST(CastPackedIntLowering, CastRunsTheKernel) {
   const Lowered l = lower_node("cast", {{"dtype", DType::kFloat32}}, {Shape{DType::kInt4, {5}}},
