@@ -1,5 +1,6 @@
-// The machine's float32 peak, measured: every thread runs independent AVX2 FMA chains, which
-// is the most any kernel can get out of the cores.
+// The machine's float32 peak, measured: every thread runs independent FMA chains of the
+// widest vectors the CPU has (AVX-512 or AVX2), which is the most any kernel can get out of
+// the cores.
 #pragma once
 
 namespace bench {
