@@ -438,7 +438,8 @@ void import_identity(NodeContext& c) {
 void import_dropout(NodeContext& c) {
   if (c.has_input(2) && c.known_scalar(2, "training_mode") != 0) {
     const double ratio = c.has_input(1) ? c.known_scalar(1, "ratio") : 0.5;
-    if (ratio != 0) c.unsupported("training-mode dropout with ratio ", ratio, " draws random numbers, which max_c does not support");
+    if (ratio != 0)
+      c.unsupported("training-mode dropout with ratio ", ratio, " draws random numbers, which max_c does not support");
   }
   import_identity(c);
   if (c.wants_output(1)) {

@@ -83,11 +83,11 @@ Lowered lower_with_kernel(const LowerContext& ctx, const cpu::ElemProgramSpec& s
 }
 
 Lowered lower_program(const LowerContext& ctx) {
-  if (ctx.node.op == "cast" && (dtype_is_packed_int(ctx.inputs[0].dtype) || dtype_is_packed_int(ctx.outputs[0].dtype)))
-    refuse_packed_int_cast(ctx);
-  if (ctx.node.op == "cast" &&
-      (cpu::is_cast_minifloat(ctx.inputs[0].dtype) || cpu::is_cast_minifloat(ctx.outputs[0].dtype)))
-    return lower_gpu_minifloat_cast(ctx);
+  if (ctx.node.op == "cast") {
+    const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
+    if (dtype_is_packed_int(src) || dtype_is_packed_int(dst)) refuse_packed_int_cast(ctx);
+    if (cpu::is_cast_minifloat(src) || cpu::is_cast_minifloat(dst)) return lower_gpu_minifloat_cast(ctx);
+  }
   std::optional<cpu::ElemProgramSpec> spec = elementwise_spec(ctx);
   if (!spec) return Lowered::alias_of_input();
   return lower_with_kernel(ctx, *spec);
