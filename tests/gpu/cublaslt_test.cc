@@ -1,6 +1,8 @@
 // cuBLASLt's loader (binding, the search, unavailability with its reasons, status names) and
 // the row-major matmul plan on the fake library of fake_cublaslt.h, which multiplies as the
-// column-major cuBLASLt does, over the fake driver's host memory. With
+// column-major cuBLASLt does, over the fake driver's host memory. The plan's tests run twice:
+// on cuBLASLt over a CUDA device, and on hipBLASLt (gpu/fake_hipblaslt.h, through the
+// adapters of driver/hip/hipblaslt_api.h) over a HIP device. With
 // MAX_C_CUBLASLT_LIBRARY naming a real libcublasLt (no GPU needed), the last tests check our
 // hand-written ABI against it: every symbol binds, every attribute we set is accepted at the
 // size we pass, and our status names are the library's.
@@ -10,6 +12,7 @@
 #include <cstdlib>
 #include <memory>
 #include <numeric>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,7 +23,14 @@
 #include "driver/test_util.h"
 #include "gpu/fake_cublaslt.h"
 #include "gpu/fake_cuda.h"
+#include "gpu/fake_hip.h"
+#include "gpu/fake_hipblaslt.h"
 #include "kernels/cpu/half.h"
+
+namespace maxc::cuda {
+// gtest prints a test's parameter with this: "HIP" rather than its bytes.
+inline void PrintTo(GpuBackend backend, std::ostream* os) { *os << backend_name(backend); }
+}  // namespace maxc::cuda
 
 namespace maxc::testing {
 namespace {
@@ -101,15 +111,26 @@ TEST(CublasLtLoader, StatusesBecomeErrorsWithTheirNames) {
 
 // ---- the plan, on the fake library and driver ----
 
-class CublasLtPlanTest : public ::testing::Test {
+class CublasLtPlanTest : public ::testing::TestWithParam<GpuBackend> {
  protected:
   void SetUp() override {
-    reset_fake();
-    reset_fake_lt();
-    driver_ = init_cuda_driver([](const char* n) { return fake_cuda_symbol(n); }, "fake");
+    reset_fake_hip();
+    reset_fake_hiplt();
+    if (hip())
+      driver_ = init_hip_driver([](const char* n) { return fake_hip_symbol(n); }, "fake HIP");
+    else
+      driver_ = init_cuda_driver([](const char* n) { return fake_cuda_symbol(n); }, "fake");
     ASSERT_TRUE(driver_->available) << driver_->unavailable_reason;
     device_ = std::make_unique<CudaDevice>(driver_->api, 0);
-    handle_ = CublasLtHandle::get(fake_library(), *device_);
+    handle_ = CublasLtHandle::get(library(), *device_);
+  }
+  bool hip() const { return GetParam() == GpuBackend::kHip; }
+  // A fresh library of the backend's: the fake cuBLASLt, or the fake hipBLASLt bound as one.
+  std::shared_ptr<const CublasLtLibrary> library() const {
+    if (!hip()) return fake_library();
+    auto lib = init_cublaslt([](const char* n) { return fake_hipblaslt_symbol(n); }, "fake hipBLASLt", GpuBackend::kHip);
+    EXPECT_TRUE(lib->available) << lib->unavailable_reason;
+    return lib;
   }
   void TearDown() override {
     handle_.reset();
@@ -161,7 +182,7 @@ std::vector<float> iota_values(size_t n, float start, float step) {
 }
 
 // Buffers 16-byte aligned, as the plan requires (vector's allocator aligns to 16 on x86-64).
-TEST_F(CublasLtPlanTest, RowMajorMatmulIsTheTransposedColumnMajorOne) {
+TEST_P(CublasLtPlanTest, RowMajorMatmulIsTheTransposedColumnMajorOne) {
   CublasLtMatmulSpec s;
   s.m = 3;
   s.n = 5;
@@ -175,7 +196,8 @@ TEST_F(CublasLtPlanTest, RowMajorMatmulIsTheTransposedColumnMajorOne) {
   EXPECT_EQ(d.epilogue, 1u) << "CUBLASLT_EPILOGUE_DEFAULT";
   const FakeLtPreference& pref = fake_lt().heuristic_preferences[0];
   EXPECT_EQ(pref.max_workspace, uint64_t{32} << 20);
-  for (uint32_t alignment : pref.min_alignment) EXPECT_EQ(alignment, 16u);
+  // hipBLASLt has no alignment preference: the fake's defaults stay as they were.
+  for (uint32_t alignment : pref.min_alignment) EXPECT_EQ(alignment, hip() ? 256u : 16u);
   EXPECT_EQ(p->workspace_bytes(), 0u);
 
   const std::vector<float> a = iota_values(12, -1.0f, 0.5f), b = iota_values(20, 0.5f, -0.25f);
@@ -191,7 +213,7 @@ TEST_F(CublasLtPlanTest, RowMajorMatmulIsTheTransposedColumnMajorOne) {
   EXPECT_EQ(c, reference(s, a, b, {}));
 }
 
-TEST_F(CublasLtPlanTest, TransposedRhsIsTransa) {
+TEST_P(CublasLtPlanTest, TransposedRhsIsTransa) {
   CublasLtMatmulSpec s;
   s.m = 2;
   s.n = 3;
@@ -207,7 +229,7 @@ TEST_F(CublasLtPlanTest, TransposedRhsIsTransa) {
   EXPECT_EQ(c, reference(s, a, b, {}));
 }
 
-TEST_F(CublasLtPlanTest, BatchesWithASharedOperandUseStrideZero) {
+TEST_P(CublasLtPlanTest, BatchesWithASharedOperandUseStrideZero) {
   CublasLtMatmulSpec s;
   s.m = 2;
   s.n = 3;
@@ -228,7 +250,7 @@ TEST_F(CublasLtPlanTest, BatchesWithASharedOperandUseStrideZero) {
   EXPECT_EQ(c, reference(s, a, b, {}));
 }
 
-TEST_F(CublasLtPlanTest, BiasAndReluAreTheEpilogue) {
+TEST_P(CublasLtPlanTest, BiasAndReluAreTheEpilogue) {
   CublasLtMatmulSpec s;
   s.m = 2;
   s.n = 4;
@@ -250,7 +272,7 @@ TEST_F(CublasLtPlanTest, BiasAndReluAreTheEpilogue) {
   EXPECT_TRUE(std::any_of(c.begin(), c.end(), [](float x) { return x == 0.0f; })) << "relu clamped nothing";
 }
 
-TEST_F(CublasLtPlanTest, HalfPrecisionWithBiasAndTanhGelu) {
+TEST_P(CublasLtPlanTest, HalfPrecisionWithBiasAndTanhGelu) {
   for (DType dtype : {DType::kFloat16, DType::kBFloat16}) {
     fake_lt().heuristic_descs.clear();
     CublasLtMatmulSpec s;
@@ -284,7 +306,7 @@ TEST_F(CublasLtPlanTest, HalfPrecisionWithBiasAndTanhGelu) {
   }
 }
 
-TEST_F(CublasLtPlanTest, Tf32OnlyWhenAskedForFloat32) {
+TEST_P(CublasLtPlanTest, Tf32OnlyWhenAskedForFloat32) {
   CublasLtMatmulSpec s;
   s.m = s.n = s.k = 2;
   s.allow_tf32 = true;
@@ -292,7 +314,7 @@ TEST_F(CublasLtPlanTest, Tf32OnlyWhenAskedForFloat32) {
   EXPECT_EQ(fake_lt().heuristic_descs[0].compute_type, 77) << "CUBLAS_COMPUTE_32F_FAST_TF32";
 }
 
-TEST_F(CublasLtPlanTest, WorkspaceIsTheAlgorithmsPlusAlignmentSlack) {
+TEST_P(CublasLtPlanTest, WorkspaceIsTheAlgorithmsPlusAlignmentSlack) {
   fake_lt().algo_workspace = 1000;
   CublasLtMatmulSpec s;
   s.m = s.n = s.k = 2;
@@ -313,7 +335,7 @@ TEST_F(CublasLtPlanTest, WorkspaceIsTheAlgorithmsPlusAlignmentSlack) {
   EXPECT_EQ(c, (std::vector<float>{2, 2, 2, 2}));
 }
 
-TEST_F(CublasLtPlanTest, WhatCublasLtCannotTakeIsNullWithTheReason) {
+TEST_P(CublasLtPlanTest, WhatCublasLtCannotTakeIsNullWithTheReason) {
   std::string why;
   CublasLtMatmulSpec s;
   s.m = s.n = s.k = 2;
@@ -334,7 +356,7 @@ TEST_F(CublasLtPlanTest, WhatCublasLtCannotTakeIsNullWithTheReason) {
   EXPECT_NE(why.find("CUBLAS_STATUS_NOT_SUPPORTED"), std::string::npos) << why;
 }
 
-TEST_F(CublasLtPlanTest, FailuresThrowWithTheStatusName) {
+TEST_P(CublasLtPlanTest, FailuresThrowWithTheStatusName) {
   CublasLtMatmulSpec s;
   s.m = s.n = s.k = 2;
   fake_lt().heuristic_result = cublas_status::kInvalidValue;
@@ -350,8 +372,8 @@ TEST_F(CublasLtPlanTest, FailuresThrowWithTheStatusName) {
                     "cublasLtMatmul failed: CUBLAS_STATUS_EXECUTION_FAILED");
 }
 
-TEST_F(CublasLtPlanTest, OneHandlePerLibraryAndDeviceWhileHeld) {
-  auto library = fake_library();
+TEST_P(CublasLtPlanTest, OneHandlePerLibraryAndDeviceWhileHeld) {
+  auto library = this->library();
   auto first = CublasLtHandle::get(library, *device_);
   auto second = CublasLtHandle::get(library, *device_);
   EXPECT_EQ(first.get(), second.get());
@@ -362,11 +384,19 @@ TEST_F(CublasLtPlanTest, OneHandlePerLibraryAndDeviceWhileHeld) {
   EXPECT_EQ(fake_lt().handles_live, 1) << "a handle goes with its last holder";
 }
 
-TEST_F(CublasLtPlanTest, HandleCreationFailureNamesTheDevice) {
+TEST_P(CublasLtPlanTest, HandleCreationFailureNamesTheDevice) {
+  auto library = this->library();
   fake_lt().create_result = cublas_status::kNotInitialized;
-  EXPECT_MAXC_ERROR(CublasLtHandle::get(fake_library(), *device_), Code::kUnavailable,
-                    "cublasLtCreate on cuda:0 (Fake GPU 0, sm_90) failed: CUBLAS_STATUS_NOT_INITIALIZED");
+  const std::string device = hip() ? "hip:0 (Fake GPU 0, gfx90a:sramecc+:xnack-)" : "cuda:0 (Fake GPU 0, sm_90)";
+  EXPECT_EQ(device_->describe(), device);
+  const std::string message = "cublasLtCreate on " + device + " failed: CUBLAS_STATUS_NOT_INITIALIZED";
+  EXPECT_MAXC_ERROR(CublasLtHandle::get(library, *device_), Code::kUnavailable, message.c_str());
 }
+
+INSTANTIATE_TEST_SUITE_P(Libraries, CublasLtPlanTest, ::testing::Values(GpuBackend::kCuda, GpuBackend::kHip),
+                         [](const ::testing::TestParamInfo<GpuBackend>& info) {
+                           return std::string(info.param == GpuBackend::kHip ? "hipBLASLt" : "cuBLASLt");
+                         });
 
 TEST(CublasLtAlignment, EveryPointerMustBeSixteenByteAligned) {
   alignas(16) static float buffer[16];

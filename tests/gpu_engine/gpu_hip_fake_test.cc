@@ -1,9 +1,9 @@
 // The GPU engine on a HIP device: the fake HIP runtime (gpu/fake_hip.h) installed as the
 // process's, a graph placed on gpu:0 of a context holding hip:0. Its kernels compile with the
 // real hipRTC for the device's gfx target (an NVRTC compile of a gfx target would fail), load
-// and launch through the HIP binding, and run emulated on the fake's host memory; matmuls
-// stay on the tiled kernel even where a cuBLASLt is installed, since cuBLASLt serves CUDA
-// devices only.
+// and launch through the HIP binding, and run emulated on the fake's host memory. Matmuls go
+// to the process's hipBLASLt (the fake of gpu/fake_hipblaslt.h) where one is installed, never
+// to its cuBLASLt, which serves CUDA devices only.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -15,6 +15,7 @@
 #include "driver/test_util.h"
 #include "gpu/fake_cublaslt.h"
 #include "gpu/fake_hip.h"
+#include "gpu/fake_hipblaslt.h"
 #include "gpu/gpu_test_util.h"
 #include "gpu_engine/engine_on_fake.h"
 
@@ -80,6 +81,29 @@ TEST_F(HipEngineOnFake, MatmulStaysOnTheTiledKernelBesideAnInstalledCublasLt) {
   EXPECT_TRUE(fake_lt().matmuls.empty()) << "cuBLASLt was called for a HIP device";
   ASSERT_EQ(fake().launches.size(), 1u);
   EXPECT_NE(fake().launches[0].find("matmul_tiled"), std::string::npos) << fake().launches[0];
+}
+
+TEST_F(HipEngineOnFake, DenseLayerRunsOnHipblasLtWithItsEpilogue) {
+  reset_fake_hiplt();
+  cuda::set_process_cublaslt(
+      cuda::init_cublaslt([](const char* name) { return fake_hipblaslt_symbol(name); }, "fake hipBLASLt",
+                          cuda::GpuBackend::kHip),
+      cuda::GpuBackend::kHip);
+  Graph g("dense");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 3}));
+  ValueId w = g.add_weight("w", f32_on_gpu({3, 2}));
+  ValueId b = g.add_weight("b", f32_on_gpu({2}));
+  ValueId y = g.add_op("add", {g.add_op("matmul", {x, w})[0], b})[0];
+  g.set_outputs({{"y", g.add_op("relu", {y})[0]}});
+  Ref<Model> model = compile(g, {{"w", host_tensor({3, 2}, {1, -1, 2, -2, 3, -3})}, {"b", host_tensor({2}, {0.5f, 1})}});
+  std::vector<Ref<Tensor>> out =
+      model->execute(std::vector<Ref<Tensor>>{host_tensor({2, 3}, {1, 2, 3, -4, -5, -6})->copy(gpu_)});
+  cuda::set_process_cublaslt(nullptr, cuda::GpuBackend::kHip);
+  ASSERT_EQ(fake_lt().matmuls.size(), 1u) << "hipBLASLt was not called";
+  EXPECT_EQ(fake_lt().matmuls[0].desc.epilogue, 6u) << "bias, then relu";
+  EXPECT_TRUE(fake().launches.empty()) << "a kernel ran beside hipBLASLt: " << fake().launches[0];
+  // x @ w = [[14, -14], [-32, 32]]; + b, then relu.
+  EXPECT_EQ(values_of(*out[0]), (std::vector<float>{14.5f, 0, 0, 33}));
 }
 
 }  // namespace

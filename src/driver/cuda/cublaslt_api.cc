@@ -1,11 +1,13 @@
 #include "driver/cuda/cublaslt_api.h"
 
+#include <array>
 #include <cstdlib>
 #include <mutex>
 
 #include "base/log.h"
 #include "base/str_cat.h"
 #include "driver/cuda/cuda_driver.h"
+#include "driver/hip/hipblaslt_api.h"
 
 namespace maxc::cuda {
 namespace {
@@ -13,58 +15,76 @@ namespace {
 // A bound table's version; a library that cannot say it is not one we can use.
 bool describe(CublasLtLibrary& lib, const std::string& origin, std::string* why_not) {
   lib.version = lib.api.cublasLtGetVersion();
-  if (lib.version == 0) {
+  if (lib.version != 0) return true;
+  if (lib.backend == GpuBackend::kHip)
+    *why_not = str_cat(origin, ": no hipBLASLt version of 0.7 or newer (it made no handle on the current device, ",
+                       "or it predates 0.7, before which hipBLASLt numbered its types differently)");
+  else
     *why_not = str_cat(origin, ": cublasLtGetVersion returned 0");
-    return false;
-  }
-  return true;
+  return false;
 }
 
-std::unique_ptr<CublasLtLibrary> try_open(const std::string& name, std::string* why_not) {
+// Binds `lookup`'s symbols as `lib`'s backend's library; "" or the reason it is not one.
+std::string bind_table(CublasLtLibrary& lib, const SymbolLookup& lookup, const std::string& origin) {
+  const std::string missing = lib.backend == GpuBackend::kHip ? hip::bind_hipblaslt_as_cublaslt_api(lookup, lib.api)
+                                                              : bind_cublaslt_api(lookup, lib.api);
+  if (missing.empty()) return "";
+  lib.api = CublasLtApi{};
+  return str_cat(origin, " lacks ", missing, " (not ", lib.name(), ", or one too old)");
+}
+
+std::unique_ptr<CublasLtLibrary> try_open(const std::string& name, GpuBackend backend, std::string* why_not) {
   auto lib = std::make_unique<CublasLtLibrary>();
+  lib->backend = backend;
   lib->library = DynamicLibrary::open(name, why_not);
   if (!lib->library) return nullptr;
   const DynamicLibrary* dl = lib->library.get();
-  const std::string missing = bind_cublaslt_api([dl](const char* s) { return dl->symbol(s); }, lib->api);
-  if (!missing.empty()) {
-    *why_not = str_cat(name, " lacks ", missing, " (not cuBLASLt, or one too old)");
-    return nullptr;
-  }
+  *why_not = bind_table(*lib, [dl](const char* s) { return dl->symbol(s); }, name);
+  if (!why_not->empty()) return nullptr;
   if (!describe(*lib, name, why_not)) return nullptr;
   lib->path = name;
   lib->available = true;
   return lib;
 }
 
-std::shared_ptr<const CublasLtLibrary> unavailable(std::string reason) {
+std::shared_ptr<const CublasLtLibrary> unavailable(GpuBackend backend, std::string reason) {
   auto none = std::make_shared<CublasLtLibrary>();
+  none->backend = backend;
   none->unavailable_reason = std::move(reason);
   return none;
 }
 
-// The search of the process's cuBLASLt, logged once.
-std::shared_ptr<const CublasLtLibrary> load_for_process() {
-  const CudaDriver& driver = cuda_driver();
-  if (!driver.available) return unavailable(str_cat("cuBLASLt not loaded: no CUDA driver (", driver.unavailable_reason, ")"));
+// The search of the process's library for `backend`, logged once.
+std::shared_ptr<const CublasLtLibrary> load_for_process(GpuBackend backend) {
+  const bool hip = backend == GpuBackend::kHip;
+  const char* name = hip ? "hipBLASLt" : "cuBLASLt";
+  const CudaDriver& driver = hip ? hip_driver() : cuda_driver();
+  if (!driver.available)
+    return unavailable(backend, str_cat(name, " not loaded: no ", backend_name(backend), " driver (",
+                                        driver.unavailable_reason, ")"));
   if (!driver.library)
-    return unavailable("cuBLASLt not loaded: the process's CUDA driver is a table bound in-process (a test's), "
-                       "and a real cuBLASLt would call libcuda itself");
-  std::shared_ptr<const CublasLtLibrary> lib = load_cublaslt(cublaslt_library_candidates());
+    return unavailable(backend, str_cat(name, " not loaded: the process's ", backend_name(backend),
+                                        " driver is a table bound in-process (a test's), and a real ", name,
+                                        " would call its runtime itself"));
+  std::shared_ptr<const CublasLtLibrary> lib =
+      load_cublaslt(hip ? hip::hipblaslt_library_candidates() : cublaslt_library_candidates(), backend);
   if (lib->available)
-    MAXC_LOG(kInfo, "cuBLASLt ", lib->version_string(), " from ", lib->path);
+    MAXC_LOG(kInfo, name, " ", lib->version_string(), " from ", lib->path);
   else
     MAXC_LOG(kInfo, lib->unavailable_reason);
   return lib;
 }
 
 std::mutex process_mu;
-std::shared_ptr<const CublasLtLibrary>& installed_library() {
-  static auto* lib = new std::shared_ptr<const CublasLtLibrary>();  // never destroyed: plans outlive statics
-  return *lib;
+// One slot per backend. Never destroyed: plans outlive statics.
+using Slots = std::array<std::shared_ptr<const CublasLtLibrary>, 2>;
+std::shared_ptr<const CublasLtLibrary>& installed_library(GpuBackend backend) {
+  static auto* slots = new Slots{};
+  return (*slots)[static_cast<int>(backend)];
 }
-std::shared_ptr<const CublasLtLibrary>& loaded_library() {
-  static auto* lib = new std::shared_ptr<const CublasLtLibrary>();
-  return *lib;
+std::shared_ptr<const CublasLtLibrary>& loaded_library(GpuBackend backend) {
+  static auto* slots = new Slots{};
+  return (*slots)[static_cast<int>(backend)];
 }
 
 const char* known_status_name(cublasStatus_t s) {
@@ -98,43 +118,48 @@ std::string CublasLtLibrary::version_string() const {
   return str_cat(version / 10000, ".", (version / 100) % 100, ".", version % 100);
 }
 
+const char* CublasLtLibrary::name() const { return backend == GpuBackend::kHip ? "hipBLASLt" : "cuBLASLt"; }
+
 std::vector<std::string> cublaslt_library_candidates() {
   const char* env = std::getenv("MAX_C_CUBLASLT_LIBRARY");
   if (env && *env) return {env};
   return {"libcublasLt.so.12", "libcublasLt.so.13", "libcublasLt.so"};
 }
 
-std::unique_ptr<CublasLtLibrary> load_cublaslt(const std::vector<std::string>& candidates) {
-  return open_first<CublasLtLibrary>(candidates, try_open,
-                                     "cuBLASLt not found (set MAX_C_CUBLASLT_LIBRARY to libcublasLt.so's path): ");
+std::unique_ptr<CublasLtLibrary> load_cublaslt(const std::vector<std::string>& candidates, GpuBackend backend) {
+  const bool hip = backend == GpuBackend::kHip;
+  auto lib = open_first<CublasLtLibrary>(
+      candidates, [backend](const std::string& name, std::string* why) { return try_open(name, backend, why); },
+      hip ? "hipBLASLt not found (set MAX_C_HIPBLASLT_LIBRARY to libhipblaslt.so's path): "
+          : "cuBLASLt not found (set MAX_C_CUBLASLT_LIBRARY to libcublasLt.so's path): ");
+  lib->backend = backend;
+  return lib;
 }
 
-std::unique_ptr<CublasLtLibrary> init_cublaslt(const SymbolLookup& lookup, const std::string& origin) {
+std::unique_ptr<CublasLtLibrary> init_cublaslt(const SymbolLookup& lookup, const std::string& origin,
+                                               GpuBackend backend) {
   auto lib = std::make_unique<CublasLtLibrary>();
-  const std::string missing = bind_cublaslt_api(lookup, lib->api);
-  std::string why;
-  if (!missing.empty()) {
-    lib->api = CublasLtApi{};
-    lib->unavailable_reason = str_cat(origin, " lacks ", missing, " (not cuBLASLt, or one too old)");
-  } else if (!describe(*lib, origin, &why)) {
-    lib->unavailable_reason = why;
-  } else {
+  lib->backend = backend;
+  std::string why = bind_table(*lib, lookup, origin);
+  if (why.empty() && describe(*lib, origin, &why)) {
     lib->path = origin;
     lib->available = true;
+  } else {
+    lib->unavailable_reason = why;
   }
   return lib;
 }
 
-std::shared_ptr<const CublasLtLibrary> cublaslt() {
+std::shared_ptr<const CublasLtLibrary> cublaslt(GpuBackend backend) {
   std::lock_guard lock(process_mu);
-  if (installed_library()) return installed_library();
-  if (!loaded_library()) loaded_library() = load_for_process();
-  return loaded_library();
+  if (installed_library(backend)) return installed_library(backend);
+  if (!loaded_library(backend)) loaded_library(backend) = load_for_process(backend);
+  return loaded_library(backend);
 }
 
-void set_process_cublaslt(std::shared_ptr<const CublasLtLibrary> library) {
+void set_process_cublaslt(std::shared_ptr<const CublasLtLibrary> library, GpuBackend backend) {
   std::lock_guard lock(process_mu);
-  installed_library() = std::move(library);
+  installed_library(backend) = std::move(library);
 }
 
 std::string cublas_status_name(cublasStatus_t s) {

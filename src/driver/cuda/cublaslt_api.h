@@ -10,6 +10,11 @@
 // missing library is an ordinary answer with the reason, and matmuls use the tiled kernel.
 // MAX_C_CUBLASLT=0 keeps the engine's matmuls off cuBLASLt even where it loads (the choice is
 // made per node in engine/lower_gpu/linalg.cc, and logged at debug level).
+//
+// AMD's hipBLASLt fills the same table through adapters (driver/hip/hipblaslt_api.h), so one
+// matmul plan serves both; a library's `backend` says which it is. The process keeps one of
+// each: cuBLASLt for CUDA devices, hipBLASLt for HIP ones ($MAX_C_HIPBLASLT_LIBRARY, else
+// libhipblaslt.so.1, .so.0, .so), and MAX_C_CUBLASLT=0 keeps matmuls off both.
 #pragma once
 
 #include <cstddef>
@@ -164,6 +169,7 @@ std::string bind_cublaslt_api(const SymbolLookup& lookup, CublasLtApi& api);
 
 struct CublasLtLibrary {
   CublasLtApi api;
+  GpuBackend backend = GpuBackend::kCuda;  // kHip: hipBLASLt behind the adapters
   bool available = false;
   std::string unavailable_reason;  // every place searched and why each failed
   std::string path;                // the name it was opened by
@@ -171,22 +177,29 @@ struct CublasLtLibrary {
   std::unique_ptr<DynamicLibrary> library;  // null for a table bound by someone else (tests)
 
   std::string version_string() const;  // "12.6.4"
+  const char* name() const;            // "cuBLASLt" or "hipBLASLt", for messages
 };
 
-// The names searched, in order (see the top of this file).
+// cuBLASLt's names searched, in order (see the top of this file); hipBLASLt's are
+// hip::hipblaslt_library_candidates().
 std::vector<std::string> cublaslt_library_candidates();
-// The first candidate that opens and binds. Never throws.
-std::unique_ptr<CublasLtLibrary> load_cublaslt(const std::vector<std::string>& candidates);
-// A table bound elsewhere (tests bind fakes), described as a loaded one would be. Never throws.
-std::unique_ptr<CublasLtLibrary> init_cublaslt(const SymbolLookup& lookup, const std::string& origin);
+// The first candidate that opens and binds as `backend`'s library. Never throws.
+std::unique_ptr<CublasLtLibrary> load_cublaslt(const std::vector<std::string>& candidates,
+                                               GpuBackend backend = GpuBackend::kCuda);
+// A table bound elsewhere (tests bind fakes), described as a loaded one would be: `lookup`
+// finds cuBLASLt's symbols, or hipBLASLt's for kHip. Never throws.
+std::unique_ptr<CublasLtLibrary> init_cublaslt(const SymbolLookup& lookup, const std::string& origin,
+                                               GpuBackend backend = GpuBackend::kCuda);
 
-// The process's cuBLASLt: the one a test installed, else the search above on the first call,
-// kept to the end of the process. A real cuBLASLt calls libcuda itself, so it is unavailable
-// when the process's driver is a table bound in-process (tests' fake driver).
-std::shared_ptr<const CublasLtLibrary> cublaslt();
-// Installs `library` as the process's cuBLASLt (tests: a fake). Plans made before keep the
-// library they were made with. Null removes the installed one: the searched one serves again.
-void set_process_cublaslt(std::shared_ptr<const CublasLtLibrary> library);
+// The process's library for `backend`'s devices: the one a test installed, else the search on
+// the first call, kept to the end of the process. A real library calls its GPU runtime
+// itself, so it is unavailable when the process's driver for `backend` is a table bound
+// in-process (tests' fake drivers).
+std::shared_ptr<const CublasLtLibrary> cublaslt(GpuBackend backend = GpuBackend::kCuda);
+// Installs `library` as the process's library for `backend` (tests: a fake). Plans made before
+// keep the library they were made with. Null removes the installed one: the searched one
+// serves again.
+void set_process_cublaslt(std::shared_ptr<const CublasLtLibrary> library, GpuBackend backend = GpuBackend::kCuda);
 
 // "CUBLAS_STATUS_NOT_SUPPORTED", or "cuBLAS status <n>" for a value this file does not know.
 std::string cublas_status_name(cublasStatus_t status);

@@ -54,7 +54,8 @@ uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
 CublasLtHandle::CublasLtHandle(std::shared_ptr<const CublasLtLibrary> library, const CudaDevice& device)
     : library_(std::move(library)), device_(device) {
-  // cuBLASLt runs on the CUDA runtime, which adopts the driver context current on the thread.
+  // cuBLASLt runs on the CUDA runtime, which adopts the driver context current on the thread;
+  // hipBLASLt ties its handle to the device of the context pushed here.
   ContextScope scope(device_.api(), device_.context());
   check_cublas(library_->api.cublasLtCreate(&handle_), str_cat("cublasLtCreate on ", device_.describe()));
 }
@@ -199,13 +200,13 @@ bool CublasLtMatmul::choose_algorithm(std::string* why_not) {
   }
   // NOT_SUPPORTED, or no result: this device or library has no algorithm for the problem.
   if (s == cublas_status::kNotSupported || (s == cublas_status::kSuccess && returned == 0)) {
-    *why_not = str_cat("cuBLASLt has no algorithm for it on ", handle_->device().describe(), " (",
+    *why_not = str_cat(library_name(), " has no algorithm for it on ", handle_->device().describe(), " (",
                        cublas_status_name(s == cublas_status::kSuccess ? cublas_status::kNotSupported : s), ")");
     return false;
   }
   check_cublas(s, "cublasLtMatmulAlgoGetHeuristic");
   if (best.state != cublas_status::kSuccess) {
-    *why_not = str_cat("cuBLASLt's best algorithm for it is unusable (", cublas_status_name(best.state), ")");
+    *why_not = str_cat(library_name(), "'s best algorithm for it is unusable (", cublas_status_name(best.state), ")");
     return false;
   }
   algo_ = best.algo;

@@ -6,6 +6,9 @@
 // its "B" is our A, and its D (N rows, M columns) is our C. The bias, one value per column of
 // our C, is then one per row of D, which is how cuBLASLt broadcasts its bias vector.
 //
+// On a HIP device the library is hipBLASLt, bound into the same table (driver/hip/
+// hipblaslt_api.h), so the plan is the same.
+//
 // The algorithm is chosen by cuBLASLt's heuristic when the plan is made, not per call. Every
 // pointer must be kAlignment-aligned (the heuristic is told so); callers check
 // pointers_aligned and use another kernel for the rare pointer that is not.
@@ -36,6 +39,7 @@ class CublasLtHandle {
   CublasLtHandle& operator=(const CublasLtHandle&) = delete;
 
   const CublasLtApi& api() const { return library_->api; }
+  const CublasLtLibrary& library() const { return *library_; }
   cublasLtHandle_t handle() const { return handle_; }
   const CudaDevice& device() const { return device_; }
 
@@ -77,6 +81,7 @@ class CublasLtMatmul {
   CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
 
   const CublasLtMatmulSpec& spec() const { return spec_; }
+  const char* library_name() const { return handle_->library().name(); }  // "cuBLASLt" or "hipBLASLt"
   // Device memory run needs as its workspace (0: none), alignment slack included.
   uint64_t workspace_bytes() const;
   // Whether run may take these pointers (bias may be null when the plan has none).

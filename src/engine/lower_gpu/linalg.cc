@@ -2,12 +2,13 @@
 // numpy's matmul does, as long as they collapse to one batch dim (each operand then has one
 // batch stride, 0 where it is shared).
 //
-// Two kernels serve them. cuBLASLt (driver/cuda/cublaslt_matmul.h), when the process has it
-// and it can compute the node exactly: float32, float16 or bfloat16; no activation, relu, or
-// gelu_tanh (cuBLASLt's GELU epilogue is the tanh approximation, so the erf "gelu" is not
-// one it has); a bias of one value per output column. Otherwise, and for a call whose
-// pointers are not aligned as cuBLASLt's algorithm was promised, the tiled kernel of
-// kernels/cuda/matmul.cu with the bias and activation in its epilogue.
+// Two kernels serve them. cuBLASLt (driver/cuda/cublaslt_matmul.h; on a HIP device hipBLASLt
+// behind the same plan), when the process has it and it can compute the node exactly:
+// float32, float16 or bfloat16; no activation, relu, or gelu_tanh (the libraries' GELU
+// epilogue is the tanh approximation, so the erf "gelu" is not one they have); a bias of one
+// value per output column. Otherwise, and for a call whose pointers are not aligned as the
+// library's algorithm was promised, the tiled kernel of kernels/cuda/matmul.cu with the bias
+// and activation in its epilogue.
 //
 // MAX_C_CUBLASLT=0 in the environment (read when a plan is built) keeps every matmul on the
 // tiled kernel. The choice is logged at debug level (MAX_C_LOG_LEVEL=debug), one line a node.
@@ -117,22 +118,18 @@ std::shared_ptr<const cuda::CublasLtMatmul> plan_cublaslt(const LowerContext& ct
     *why_not = "MAX_C_CUBLASLT=0";
     return nullptr;
   }
-  if (ctx.device->cuda()->api().backend != cuda::GpuBackend::kCuda) {
-    *why_not = "cuBLASLt serves CUDA devices only (hipBLASLt is not bound yet)";
-    return nullptr;
-  }
-  const std::shared_ptr<const cuda::CublasLtLibrary> library = cuda::cublaslt();
+  const std::shared_ptr<const cuda::CublasLtLibrary> library = cuda::cublaslt(ctx.device->cuda()->api().backend);
   if (!library->available) {
     *why_not = library->unavailable_reason;
     return nullptr;
   }
   const std::optional<cuda::CublasLtActivation> act = cublaslt_activation(activation);
   if (!act) {
-    *why_not = str_cat("cuBLASLt has no '", cpu::activation_name(activation), "' epilogue");
+    *why_not = str_cat(library->name(), " has no '", cpu::activation_name(activation), "' epilogue");
     return nullptr;
   }
   if (l.bias_len > 0 && l.bias_len != l.n) {
-    *why_not = "cuBLASLt's bias is one value per output column, not one for all";
+    *why_not = str_cat(library->name(), "'s bias is one value per output column, not one for all");
     return nullptr;
   }
   try {
@@ -174,7 +171,7 @@ Lowered matmul_kernel(const LowerContext& ctx, cpu::Activation activation, bool 
   std::string why_not;
   if (auto plan = plan_cublaslt(ctx, l, activation, &why_not)) {
     MAXC_LOG(kDebug, ctx.op_label(), " ", ctx.inputs[0].to_string(), " @ ", ctx.inputs[1].to_string(),
-             ": cuBLASLt, workspace ", plan->workspace_bytes(), " bytes");
+             ": ", plan->library_name(), ", workspace ", plan->workspace_bytes(), " bytes");
     return cublaslt_kernel(ctx, std::move(plan), activation, l);
   }
   MAXC_LOG(kDebug, ctx.op_label(), " ", ctx.inputs[0].to_string(), " @ ", ctx.inputs[1].to_string(),
