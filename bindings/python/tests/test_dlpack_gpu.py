@@ -1,20 +1,16 @@
 """DLPack on device memory with the frameworks a GPU machine has (issue 9): tensors of torch
 and CuPy on the GPU come in without a copy, go back out without one, and feed a graph on
 gpu:0. These run only where an accelerator and the framework's CUDA build are both present;
-elsewhere they skip saying which is missing (the import and export paths themselves are
+elsewhere they skip saying which is missing (and fail, with no accelerator, under
+MAX_C_REQUIRE_GPU=1) (the import and export paths themselves are
 tested without a GPU in test_dtype_driver.py and by the C suites)."""
 import numpy as np
 import pytest
 
-from max_c.driver import CPU, Accelerator, Tensor, accelerator_count
+from max_c.driver import CPU, Accelerator, Tensor
 from max_c.dtype import DType
 from max_c.engine import InferenceSession
 from max_c.graph import DeviceRef, Graph, TensorType
-
-
-def _need_gpu():
-    if accelerator_count() == 0:
-        pytest.skip("this process sees no accelerator")
 
 
 def _doubled_on_gpu(t):
@@ -26,8 +22,7 @@ def _doubled_on_gpu(t):
     return out
 
 
-def test_torch_cuda_tensors_round_trip_without_copies():
-    _need_gpu()
+def test_torch_cuda_tensors_round_trip_without_copies(gpu):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("torch has no CUDA device")
@@ -44,8 +39,7 @@ def test_torch_cuda_tensors_round_trip_without_copies():
     assert torch.equal(out, 2 * y)
 
 
-def test_cupy_arrays_round_trip_without_copies():
-    _need_gpu()
+def test_cupy_arrays_round_trip_without_copies(gpu):
     cupy = pytest.importorskip("cupy")
     x = cupy.arange(6, dtype=cupy.float32).reshape(2, 3)
     t = Tensor.from_dlpack(x)
