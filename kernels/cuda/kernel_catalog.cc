@@ -82,6 +82,12 @@ const char* require_cast_storage(DType d, const char* what) {
   return name;
 }
 
+// A side of cast_packed: a sub-byte dtype or anything cast.cu reads and writes.
+const char* require_packed_cast_side(DType d, const char* what) {
+  const char* packed = packed_type_name(d);
+  return packed ? packed : require_cast_storage(d, what);
+}
+
 const char* require_word(DType d, const char* what) {
   const char* name = word_type_name(d);
   if (!name) fail(Code::kUnimplemented, what, ": the GPU kernels do not move ", dtype_label(d));
@@ -109,6 +115,7 @@ constexpr DType kCastTypes[] = {DType::kBool,    DType::kUInt8,    DType::kInt8,
                                 DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
 constexpr DType kFloat8s[] = {DType::kFloat8E4M3Fn, DType::kFloat8E4M3Fnuz, DType::kFloat8E5M2,
                               DType::kFloat8E5M2Fnuz};
+constexpr DType kSubByteTypes[] = {DType::kFloat4E2M1Fn, DType::kUInt2, DType::kInt2, DType::kUInt4, DType::kInt4};
 
 // Every pair of distinct cast dtypes, float8 to and from each of them and each other.
 KernelFamily cast_family() {
@@ -123,6 +130,25 @@ KernelFamily cast_family() {
     }
     for (DType out : kFloat8s)
       if (out != f8) f.instances.push_back(cast_kernel(f8, out));
+  }
+  return f;
+}
+
+// Each sub-byte dtype to and from every cast dtype, each other sub-byte dtype, and for float4
+// the float8s it is scaled with in MX formats.
+KernelFamily cast_packed_family() {
+  KernelFamily f{"cast_packed.cu", {}};
+  for (DType packed : kSubByteTypes) {
+    for (DType other : kCastTypes) {
+      f.instances.push_back(cast_packed_kernel(other, packed));
+      f.instances.push_back(cast_packed_kernel(packed, other));
+    }
+    for (DType out : kSubByteTypes)
+      if (out != packed) f.instances.push_back(cast_packed_kernel(packed, out));
+  }
+  for (DType f8 : kFloat8s) {
+    f.instances.push_back(cast_packed_kernel(f8, DType::kFloat4E2M1Fn));
+    f.instances.push_back(cast_packed_kernel(DType::kFloat4E2M1Fn, f8));
   }
   return f;
 }
@@ -184,6 +210,17 @@ const char* cast_storage_type_name(DType d) {
   }
 }
 
+const char* packed_type_name(DType d) {
+  switch (d) {
+    case DType::kFloat4E2M1Fn: return "maxc::gpu::float4_e2m1fn";
+    case DType::kUInt2: return "maxc::gpu::packed_uint2";
+    case DType::kInt2: return "maxc::gpu::packed_int2";
+    case DType::kUInt4: return "maxc::gpu::packed_uint4";
+    case DType::kInt4: return "maxc::gpu::packed_int4";
+    default: return nullptr;
+  }
+}
+
 const char* word_type_name(DType d) {
   switch (dtype_size_in_bits(d)) {
     case 8: return "unsigned char";
@@ -227,6 +264,14 @@ std::string where_kernel(DType d) { return str_cat("maxc::gpu::where<", require_
 std::string cast_kernel(DType in, DType out) {
   return str_cat("maxc::gpu::cast<", require_cast_storage(in, "cast input"), ", ",
                  require_cast_storage(out, "cast output"), ">");
+}
+
+std::string cast_packed_kernel(DType in, DType out) {
+  if (!packed_type_name(in) && !packed_type_name(out))
+    fail(Code::kInvalidArgument, "cast_packed: a cast from ", dtype_label(in), " to ", dtype_label(out),
+         " has no sub-byte side (cast_kernel casts those)");
+  return str_cat("maxc::gpu::cast_packed<", require_packed_cast_side(in, "packed cast input"), ", ",
+                 require_packed_cast_side(out, "packed cast output"), ">");
 }
 
 std::string fill_kernel(DType d) { return str_cat("maxc::gpu::fill<", require_word(d, "fill"), ">"); }
@@ -389,6 +434,7 @@ std::vector<KernelFamily> kernel_catalog() {
   catalog.push_back(elementwise_family());
 
   catalog.push_back(cast_family());
+  catalog.push_back(cast_packed_family());
 
   KernelFamily fill{"fill.cu", {}}, transpose{"transpose.cu", {}}, gather{"gather.cu", {}};
   for (DType d : kWords) {

@@ -27,9 +27,12 @@ namespace maxc::gpu {
 // nullptr for the dtypes they do not handle (float8, float4).
 const char* storage_type_name(DType dtype);
 // The storage type a cast reads or writes: storage_type_name's, and the float8 types
-// ("maxc::gpu::float8_e5m2"), which only casts handle; nullptr for float4, whose two
-// elements per byte the one-element-per-thread cast cannot write.
+// ("maxc::gpu::float8_e5m2"), which only casts handle; nullptr for the sub-byte dtypes,
+// whose several elements per byte the one-element-per-thread cast cannot write.
 const char* cast_storage_type_name(DType dtype);
+// The stored byte of a sub-byte dtype (common/packed.cuh: "maxc::gpu::float4_e2m1fn",
+// "maxc::gpu::packed_int4"); nullptr for every other dtype.
+const char* packed_type_name(DType dtype);
 // The raw word moved for a dtype by the dtype-blind kernels (copies, gather, fill, where):
 // "unsigned char" .. "unsigned long long"; nullptr for sub-byte dtypes.
 const char* word_type_name(DType dtype);
@@ -44,6 +47,9 @@ std::string binary_kernel(cpu::ElemOp op, DType in, DType out);
 std::string where_kernel(DType dtype);
 // cast.cu's cast<In, Out> (a float8 on either side, or both).
 std::string cast_kernel(DType in, DType out);
+// cast_packed.cu's cast_packed<In, Out>: a sub-byte dtype on either side, or both, and any
+// dtype cast_kernel takes on the other.
+std::string cast_packed_kernel(DType in, DType out);
 std::string fill_kernel(DType dtype);
 std::string copy_strided_kernel(DType dtype);
 std::string transpose_tiles_kernel(DType dtype);

@@ -1,7 +1,8 @@
-// The float8 conversions of the GPU kernels (kernels/cuda/common/minifloat.cuh, reached
-// through cast.cuh), compiled for the host and compared with the CPU's (kernels/cpu/
-// minifloat.h), as kernel_math_test.cc does for the other dtypes: every code decoded, and
-// float and double patterns encoded with and without saturation, must give the same bits.
+// The float8 and float4 conversions of the GPU kernels (kernels/cuda/common/minifloat.cuh,
+// reached through cast.cuh and, for float4, packed.cuh), compiled for the host and compared
+// with the CPU's (kernels/cpu/minifloat.h), as kernel_math_test.cc does for the other dtypes:
+// every code decoded, and float and double patterns encoded with and without saturation,
+// must give the same bits.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -14,6 +15,7 @@
 #include "kernels/cpu/cast.h"
 #include "kernels/cpu/minifloat.h"
 #include "kernels/cuda/common/cast.cuh"
+#include "kernels/cuda/common/packed.cuh"
 
 namespace maxc::testing {
 namespace {
@@ -54,12 +56,12 @@ TYPED_TEST(Float8Math, EveryCodeDecodesAsOnTheCpu) {
   }
 }
 
-// Float patterns around every float8 value of F: itself, the midpoints to its neighbour (the
+// Float patterns around every value of F: itself, the midpoints to its neighbour (the
 // ties) and one float ulp either side of each, both signs; and the specials.
 template <cpu::MiniFormat F>
 std::vector<uint32_t> patterns_near_codes() {
   std::vector<uint32_t> p;
-  for (uint32_t c = 0; c + 1 < 256; ++c) {
+  for (uint32_t c = 0; c + 1 < (1u << F.bits()); ++c) {
     const float lo = cpu::minifloat_to_float<F>(c), hi = cpu::minifloat_to_float<F>(c + 1);
     for (float v : {lo, (lo + hi) / 2}) {
       if (std::isnan(v)) continue;
@@ -141,6 +143,47 @@ TYPED_TEST(Float8Math, EveryFiniteCodeRoundTrips) {
     if (std::isnan(f)) continue;
     ASSERT_EQ(g::store_cast<S>(f, false).bits, c) << std::hex << "code 0x" << c;
   }
+}
+
+// ---- float4_e2m1fn ----------------------------------------------------------------------------
+
+// packed.cuh's unpack_code and pack_code, what cast_packed.cu calls for each element.
+TEST(Float4Math, EveryCodeDecodesAsOnTheCpu) {
+  for (uint32_t c = 0; c < 16; ++c) {
+    const float want = cpu::minifloat_to_float<cpu::kE2M1Fn>(c);
+    ASSERT_TRUE(same_bits(g::unpack_code<float, g::float4_e2m1fn>(c), want)) << "code " << c;
+    ASSERT_TRUE(same_bits(g::unpack_code<double, g::float4_e2m1fn>(c), static_cast<double>(want))) << "code " << c;
+    ASSERT_EQ((g::unpack_code<g::i64, g::float4_e2m1fn>(c)), cpu::load_as<int64_t>(want)) << "code " << c;
+  }
+}
+
+// float4 saturates whatever the flag says, and writes NaN as +0.
+TEST(Float4Math, FloatsEncodeAsOnTheCpu) {
+  for (uint32_t u : float_patterns<cpu::kE2M1Fn>()) {
+    const float f = std::bit_cast<float>(u);
+    for (bool saturate : {true, false})
+      ASSERT_EQ(g::pack_code<g::float4_e2m1fn>(f, saturate), cpu::minifloat_from<cpu::kE2M1Fn>(f, saturate))
+          << std::hex << "float 0x" << u << (saturate ? "" : " unsaturated");
+  }
+}
+
+// Doubles round once, straight to float4 (a float64 cast's path on the CPU); integers go
+// through float.
+TEST(Float4Math, DoublesAndIntegersEncodeAsOnTheCpu) {
+  std::vector<double> values;
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 200000; ++i) values.push_back(std::bit_cast<double>(static_cast<uint64_t>(rng())));
+  for (uint32_t u : patterns_near_codes<cpu::kE2M1Fn>()) {
+    const double d = std::bit_cast<float>(u);
+    values.insert(values.end(), {d, d * (1 + 0x1p-40), d * (1 - 0x1p-40)});
+  }
+  for (double d : values)
+    ASSERT_EQ(g::pack_code<g::float4_e2m1fn>(d, true), cpu::minifloat_from<cpu::kE2M1Fn>(d, true))
+        << std::hex << "double 0x" << std::bit_cast<uint64_t>(d);
+  for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{-3}, int64_t{5}, int64_t{7}, int64_t{-100}, INT64_MAX, INT64_MIN})
+    ASSERT_EQ(g::pack_code<g::float4_e2m1fn>(static_cast<g::i64>(i), true),
+              cpu::minifloat_from<cpu::kE2M1Fn>(static_cast<float>(i), true))
+        << i;
 }
 
 // ---- float8_e8m0fnu ----------------------------------------------------------------------------

@@ -158,6 +158,14 @@ TEST(FusedElementwise, MalformedSpecsAreRefusedByName) {
   s = bias_exp();
   s.leaves[0].dtype = DType::kFloat8E4M3Fn;
   EXPECT_MAXC_ERROR(gpu::generate_fused_elementwise(s), Code::kInvalidArgument, "leaf 0 has dtype float8_e4m3fn");
+  // The sub-byte dtypes have no element of their own to load or store: only casts
+  // (cast_packed.cu) read and write them.
+  s = bias_exp();
+  s.leaves[0].dtype = DType::kInt4;
+  EXPECT_MAXC_ERROR(gpu::generate_fused_elementwise(s), Code::kInvalidArgument, "leaf 0 has dtype int4");
+  s = bias_exp();
+  s.outputs[0].dtype = DType::kFloat4E2M1Fn;
+  EXPECT_MAXC_ERROR(gpu::generate_fused_elementwise(s), Code::kInvalidArgument, "float4_e2m1fn");
   s = bias_exp();
   s.steps[2].op = static_cast<ElemOp>(200);
   EXPECT_MAXC_ERROR(gpu::generate_fused_elementwise(s), Code::kInvalidArgument, "step 2 has an unknown op 200");

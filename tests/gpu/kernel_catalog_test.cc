@@ -21,9 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> catalog_casts() {
+std::vector<std::string> catalog_of(const std::string& source) {
   for (const gpu::KernelFamily& f : gpu::kernel_catalog())
-    if (f.source == "cast.cu") return f.instances;
+    if (f.source == source) return f.instances;
   return {};
 }
 
@@ -96,6 +96,12 @@ TEST(KernelCatalog, InstanceSpellings) {
             "maxc::gpu::cast<maxc::gpu::float8_e5m2fnuz, maxc::gpu::half>");
   EXPECT_EQ(gpu::cast_kernel(DType::kBFloat16, DType::kFloat8E8M0Fnu),
             "maxc::gpu::cast<maxc::gpu::bfloat16, maxc::gpu::float8_e8m0fnu>");
+  EXPECT_EQ(gpu::cast_packed_kernel(DType::kFloat32, DType::kFloat4E2M1Fn),
+            "maxc::gpu::cast_packed<float, maxc::gpu::float4_e2m1fn>");
+  EXPECT_EQ(gpu::cast_packed_kernel(DType::kInt4, DType::kFloat8E4M3Fn),
+            "maxc::gpu::cast_packed<maxc::gpu::packed_int4, maxc::gpu::float8_e4m3fn>");
+  EXPECT_EQ(gpu::cast_packed_kernel(DType::kUInt2, DType::kInt2),
+            "maxc::gpu::cast_packed<maxc::gpu::packed_uint2, maxc::gpu::packed_int2>");
   EXPECT_EQ(gpu::gather_kernel(DType::kFloat32, DType::kInt64), "maxc::gpu::gather<unsigned int, long long>");
   EXPECT_EQ(gpu::reduce_kernel(gpu::Reduction::kMean, DType::kFloat32, false),
             "maxc::gpu::reduce_columns<maxc::gpu::Mean<float>, float>");
@@ -106,7 +112,7 @@ TEST(KernelCatalog, InstanceSpellings) {
 }
 
 TEST(KernelCatalog, CastsCoverFloat8BothWays) {
-  const std::vector<std::string> casts = catalog_casts();
+  const std::vector<std::string> casts = catalog_of("cast.cu");
   const std::set<std::string> have(casts.begin(), casts.end());
   for (DType f8 : {DType::kFloat8E4M3Fn, DType::kFloat8E4M3Fnuz, DType::kFloat8E5M2, DType::kFloat8E5M2Fnuz})
     for (DType other : {DType::kBool, DType::kInt8, DType::kInt64, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
@@ -117,21 +123,42 @@ TEST(KernelCatalog, CastsCoverFloat8BothWays) {
     }
 }
 
+TEST(KernelCatalog, PackedCastsCoverEverySubByteDtypeBothWays) {
+  const std::vector<std::string> casts = catalog_of("cast_packed.cu");
+  const std::set<std::string> have(casts.begin(), casts.end());
+  const DType packed[] = {DType::kFloat4E2M1Fn, DType::kUInt2, DType::kInt2, DType::kUInt4, DType::kInt4};
+  for (DType p : packed) {
+    for (DType other : {DType::kBool, DType::kUInt8, DType::kInt8, DType::kInt32, DType::kInt64, DType::kFloat16,
+                        DType::kBFloat16, DType::kFloat32, DType::kFloat64}) {
+      EXPECT_TRUE(have.count(gpu::cast_packed_kernel(p, other))) << gpu::cast_packed_kernel(p, other);
+      EXPECT_TRUE(have.count(gpu::cast_packed_kernel(other, p))) << gpu::cast_packed_kernel(other, p);
+    }
+    for (DType q : packed)
+      if (q != p) EXPECT_TRUE(have.count(gpu::cast_packed_kernel(p, q))) << gpu::cast_packed_kernel(p, q);
+  }
+  EXPECT_TRUE(have.count(gpu::cast_packed_kernel(DType::kFloat8E4M3Fn, DType::kFloat4E2M1Fn)));
+}
+
 TEST(KernelCatalog, UnsupportedDtypesAreRefused) {
   EXPECT_MAXC_ERROR(gpu::unary_kernel(cpu::ElemOp::kExp, DType::kFloat8E5M2, DType::kFloat8E5M2),
                     Code::kUnimplemented, "do not handle float8_e5m2");
   EXPECT_MAXC_ERROR(gpu::fill_kernel(DType::kFloat4E2M1Fn), Code::kUnimplemented, "do not move float4_e2m1fn");
-  // Only casts take float8; float4 (two elements per byte) not even they.
+  // Only casts take float8; float4 (two elements per byte) only cast_packed.
   EXPECT_MAXC_ERROR(gpu::softmax_kernel(DType::kFloat8E4M3Fn, false), Code::kUnimplemented,
                     "do not handle float8_e4m3fn");
   EXPECT_MAXC_ERROR(gpu::cast_kernel(DType::kFloat32, DType::kFloat4E2M1Fn), Code::kUnimplemented,
                     "cast output: the GPU cast kernel does not handle float4_e2m1fn");
   EXPECT_MAXC_ERROR(gpu::cast_kernel(DType::kFloat4E2M1Fn, DType::kFloat8E5M2), Code::kUnimplemented,
                     "cast input: the GPU cast kernel does not handle float4_e2m1fn");
-  // The sub-byte integers pack like float4: no kernel moves or casts them.
+  // The sub-byte integers pack like float4: no kernel but cast_packed moves or casts them,
+  // and it takes only casts with a sub-byte side.
   EXPECT_MAXC_ERROR(gpu::fill_kernel(DType::kInt4), Code::kUnimplemented, "do not move int4");
   EXPECT_MAXC_ERROR(gpu::cast_kernel(DType::kFloat32, DType::kUInt2), Code::kUnimplemented,
                     "cast output: the GPU cast kernel does not handle uint2");
+  EXPECT_MAXC_ERROR(gpu::cast_packed_kernel(DType::kFloat32, DType::kInt8), Code::kInvalidArgument,
+                    "cast_packed: a cast from float32 to int8 has no sub-byte side");
+  EXPECT_MAXC_ERROR(gpu::cast_packed_kernel(DType::kInt4, DType::kInvalid), Code::kUnimplemented,
+                    "packed cast output: the GPU cast kernel does not handle invalid");
   EXPECT_MAXC_ERROR(gpu::unary_kernel(cpu::ElemOp::kNegate, DType::kInt4, DType::kInt4), Code::kUnimplemented,
                     "int4");
   EXPECT_MAXC_ERROR(gpu::gather_kernel(DType::kFloat32, DType::kFloat32), Code::kInvalidArgument,

@@ -16,6 +16,7 @@
 #include "base/dtype.h"
 #include "gpu_emu/cuda_emulator.h"
 #include "kernels/cuda/common/cast.cuh"
+#include "kernels/cuda/common/packed.cuh"
 
 namespace maxc::gpu_emu::testing {
 
@@ -40,6 +41,11 @@ constexpr DType dtype_of() {
   else if constexpr (std::is_same_v<S, g::float8_e5m2>) return DType::kFloat8E5M2;
   else if constexpr (std::is_same_v<S, g::float8_e5m2fnuz>) return DType::kFloat8E5M2Fnuz;
   else if constexpr (std::is_same_v<S, g::float8_e8m0fnu>) return DType::kFloat8E8M0Fnu;
+  else if constexpr (std::is_same_v<S, g::float4_e2m1fn>) return DType::kFloat4E2M1Fn;
+  else if constexpr (std::is_same_v<S, g::packed_uint2>) return DType::kUInt2;
+  else if constexpr (std::is_same_v<S, g::packed_int2>) return DType::kInt2;
+  else if constexpr (std::is_same_v<S, g::packed_uint4>) return DType::kUInt4;
+  else if constexpr (std::is_same_v<S, g::packed_int4>) return DType::kInt4;
   else return DType::kUInt64;
 }
 

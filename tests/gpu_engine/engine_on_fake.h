@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,33 @@ std::vector<T> values_of(const Tensor& t) {
   return std::vector<T>(p, p + host->num_elements());
 }
 
+// The bytes of host values, as a tensor of their dtype holds them.
+template <class T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// A tensor's bytes, read back to the host: byte_size() of them, fewer than its elements for
+// a sub-byte dtype.
+inline std::vector<uint8_t> tensor_bytes(const Tensor& t) {
+  Ref<Tensor> host = t.copy(Device::cpu());
+  const auto* p = reinterpret_cast<const uint8_t*>(host->data());
+  return std::vector<uint8_t>(p, p + host->byte_size());
+}
+
+// One cast node from `in` to `out` on `device`, with the cast's saturate attribute.
+inline Graph cast_graph(DType in, DType out, bool saturate, const std::vector<int64_t>& dims, DeviceRef device) {
+  Graph g("cast");
+  ValueId v = g.add_input("x", TensorType{in, std::vector<Dim>(dims.begin(), dims.end()), device});
+  Attrs a;
+  a.set("dtype", out);
+  a.set("saturate", saturate);
+  g.set_outputs({{"y", g.add_op("cast", {v}, a)[0]}});
+  return g;
+}
+
 class EngineOnFake : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { use_fake_as_process_driver(); }
@@ -111,6 +139,27 @@ class EngineOnFake : public ::testing::Test {
     const LowerFn* fn = KernelTable::gpu().find(op);
     if (!fn) fail(Code::kNotFound, "no GPU lowering of ", op);
     return (*fn)(ctx);
+  }
+
+  // The graph's outputs on the GPU engine and on a CPU engine, for the same host inputs.
+  void run_both(const std::function<Graph(DeviceRef)>& build, const std::vector<Ref<Tensor>>& inputs,
+                std::vector<Ref<Tensor>>* on_gpu, std::vector<Ref<Tensor>>* on_cpu) {
+    std::vector<Ref<Tensor>> device_inputs;
+    for (const Ref<Tensor>& t : inputs) device_inputs.push_back(t->copy(gpu_));
+    *on_gpu = compile(build(DeviceRef::gpu(0)))->execute(device_inputs);
+    Ref<Context> cpu = Context::create(ContextOptions{{Device::cpu()}, 1});
+    *on_cpu = Model::create(CompiledModel::compile(cpu, build(DeviceRef::cpu()), CompileSettings{}), NamedTensors{})
+                  ->execute(inputs);
+  }
+
+  // One cast node's output bytes on the GPU engine and on a CPU engine, for input bytes x.
+  void cast_on_both(DType in, DType out, bool saturate, const std::vector<int64_t>& dims,
+                    const std::vector<uint8_t>& x, std::vector<uint8_t>* on_gpu, std::vector<uint8_t>* on_cpu) {
+    std::vector<Ref<Tensor>> gpu, cpu;
+    run_both([&](DeviceRef device) { return cast_graph(in, out, saturate, dims, device); },
+             {host_tensor(in, dims, x)}, &gpu, &cpu);
+    *on_gpu = tensor_bytes(*gpu[0]);
+    *on_cpu = tensor_bytes(*cpu[0]);
   }
 
   Ref<Device> gpu_;

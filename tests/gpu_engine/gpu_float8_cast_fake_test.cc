@@ -2,7 +2,8 @@
 // CUDA driver (gpu/fake_cuda.h), with real NVRTC compiles: each cast node is one launch of
 // cast.cu whose arguments the hook checks (device memory, a dense flat walk, the saturate
 // flag) and then runs through the real kernel source under the host emulator, so the
-// engine's bytes are compared with the CPU engine's for the same graph. float4 is refused.
+// engine's bytes are compared with the CPU engine's for the same graph. float4 is
+// gpu_packed_cast_fake_test.cc's.
 #include "gpu_emu/cuda_emulator.h"  // first: cast.cu must see MAXC_EMULATED
 #include "kernels/cuda/cast.cu"
 
@@ -19,13 +20,6 @@
 
 namespace maxc::testing {
 namespace {
-
-template <class T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 
 // Values that round, tie, saturate or overflow in every float8 format, and the specials.
 std::vector<float> float8_probes() {
@@ -64,28 +58,6 @@ class GpuFloat8CastOnFake : public EngineOnFake {
     };
   }
 
-  // One cast node's output bytes on the GPU engine and on the CPU engine, for input bytes x.
-  void run_both(DType in, DType out, bool saturate, std::vector<int64_t> dims, const std::vector<uint8_t>& x,
-                std::vector<uint8_t>* on_gpu, std::vector<uint8_t>* on_cpu) {
-    auto build = [&](DeviceRef device) {
-      Graph g("cast");
-      std::vector<Dim> shape(dims.begin(), dims.end());
-      ValueId v = g.add_input("x", TensorType{in, shape, device});
-      Attrs a;
-      a.set("dtype", out);
-      a.set("saturate", saturate);
-      g.set_outputs({{"y", g.add_op("cast", {v}, a)[0]}});
-      return g;
-    };
-    const Ref<Tensor> host = host_tensor(in, dims, x);
-    *on_gpu = values_of<uint8_t>(
-        *compile(build(DeviceRef::gpu(0)))->execute(std::vector<Ref<Tensor>>{host->copy(gpu_)})[0]);
-    Ref<Context> cpu = Context::create(ContextOptions{{Device::cpu()}, 1});
-    *on_cpu = values_of<uint8_t>(
-        *Model::create(CompiledModel::compile(cpu, build(DeviceRef::cpu()), CompileSettings{}), NamedTensors{})
-             ->execute(std::vector<Ref<Tensor>>{host})[0]);
-  }
-
   // float32 [2, 32] to float8, with and without saturation: one dense launch over the 64
   // elements with the attribute's flag, the CPU engine's bytes.
   template <class F8>
@@ -94,7 +66,7 @@ class GpuFloat8CastOnFake : public EngineOnFake {
       launches_.clear();
       std::vector<uint8_t> gpu, cpu;
       emulate_cast<float, F8>();
-      run_both(DType::kFloat32, dtype, saturate, {2, 32}, bytes_of(float8_probes()), &gpu, &cpu);
+      cast_on_both(DType::kFloat32, dtype, saturate, {2, 32}, bytes_of(float8_probes()), &gpu, &cpu);
       const std::string what = std::string(dtype_name(dtype)) + (saturate ? "" : " unsaturated");
       ASSERT_EQ(launches_.size(), 1u) << what;
       EXPECT_EQ(launches_[0].numel, 64) << what;
@@ -120,12 +92,12 @@ TEST_F(GpuFloat8CastOnFake, EveryFloat8CodeReadsAsOnTheCpuEngine) {
   for (int c = 0; c < 256; ++c) codes[c] = static_cast<uint8_t>(c);
   std::vector<uint8_t> gpu, cpu;
   emulate_cast<gpu::float8_e5m2, gpu::half>();
-  run_both(DType::kFloat8E5M2, DType::kFloat16, true, {16, 16}, codes, &gpu, &cpu);
+  cast_on_both(DType::kFloat8E5M2, DType::kFloat16, true, {16, 16}, codes, &gpu, &cpu);
   ASSERT_EQ(launches_.size(), 1u);
   EXPECT_EQ(launches_[0].numel, 256);
   EXPECT_EQ(gpu, cpu) << "float8_e5m2 -> float16";
   emulate_cast<gpu::float8_e4m3fnuz, gpu::i32>();
-  run_both(DType::kFloat8E4M3Fnuz, DType::kInt32, true, {256}, codes, &gpu, &cpu);
+  cast_on_both(DType::kFloat8E4M3Fnuz, DType::kInt32, true, {256}, codes, &gpu, &cpu);
   EXPECT_EQ(gpu, cpu) << "float8_e4m3fnuz -> int32";
 }
 
@@ -138,19 +110,9 @@ TEST_F(GpuFloat8CastOnFake, Float8E8M0FnuMatchesTheCpuEngine) {
   std::vector<uint8_t> gpu, cpu;
   launches_.clear();
   emulate_cast<gpu::float8_e8m0fnu, gpu::half>();
-  run_both(DType::kFloat8E8M0Fnu, DType::kFloat16, true, {256}, codes, &gpu, &cpu);
+  cast_on_both(DType::kFloat8E8M0Fnu, DType::kFloat16, true, {256}, codes, &gpu, &cpu);
   ASSERT_EQ(launches_.size(), 1u);
   EXPECT_EQ(gpu, cpu) << "float8_e8m0fnu -> float16";
-}
-
-TEST_F(GpuFloat8CastOnFake, Float4IsRefusedAtCompileNamingIt) {
-  Graph g("cast");
-  ValueId x = g.add_input("x", f32_on_gpu({4}));
-  Attrs a;
-  a.set("dtype", DType::kFloat4E2M1Fn);
-  g.set_outputs({{"y", g.add_op("cast", {x}, a)[0]}});
-  EXPECT_MAXC_ERROR(CompiledModel::compile(context_, g, CompileSettings{}), Code::kUnimplemented,
-                    "op 'cast': cast output: the GPU cast kernel does not handle float4_e2m1fn");
 }
 
 }  // namespace

@@ -86,17 +86,6 @@ class GpuQuantizedOnFake : public EngineOnFake {
     };
   }
 
-  // The graph's outputs on the GPU engine and on the CPU engine, for the same inputs.
-  void run_both(const std::function<Graph(DeviceRef)>& build, const std::vector<Ref<Tensor>>& inputs,
-                std::vector<Ref<Tensor>>* on_gpu, std::vector<Ref<Tensor>>* on_cpu) {
-    std::vector<Ref<Tensor>> device_inputs;
-    for (const Ref<Tensor>& t : inputs) device_inputs.push_back(t->copy(gpu_));
-    *on_gpu = compile(build(DeviceRef::gpu(0)))->execute(device_inputs);
-    Ref<Context> cpu = Context::create(ContextOptions{{Device::cpu()}, 1});
-    *on_cpu = Model::create(CompiledModel::compile(cpu, build(DeviceRef::cpu()), CompileSettings{}), NamedTensors{})
-                  ->execute(inputs);
-  }
-
   std::vector<QuantArgs> launches_;
 };
 

@@ -113,7 +113,7 @@ MAXC_HD T load_as(S s) {
   } else if constexpr (IsSame<S, bfloat16>::value) {
     return convert_number<T>(bf16_bits_to_float(s.bits));
   } else if constexpr (Float8Format<S>::value) {
-    return convert_number<T>(float8_bits_to_float<typename Float8Format<S>::type>(s.bits));
+    return convert_number<T>(minifloat_bits_to_float<typename Float8Format<S>::type>(s.bits));
   } else if constexpr (IsSame<S, float8_e8m0fnu>::value) {
     return convert_number<T>(e8m0_bits_to_float(s.bits));
   } else {
@@ -128,17 +128,21 @@ MAXC_HD float8_e8m0fnu store_e8m0(T v, bool saturate) {
   return s;
 }
 
-// A compute value as float8 S: a double rounds once, straight to S, as on the CPU; integers
-// go through float, as the CPU's cast loads them.
+// A compute value as a code of minifloat format F (float8, float4): a double rounds once,
+// straight to F, as on the CPU; integers go through float, as the CPU's cast loads them.
+template <class F, class T>
+MAXC_HD u8 minifloat_code(T v, bool saturate) {
+  if constexpr (IsSame<T, double>::value) {
+    return minifloat_from<F>(v, saturate);
+  } else {
+    return minifloat_from<F>(static_cast<float>(v), saturate);
+  }
+}
+
 template <class S, class T>
 MAXC_HD S store_float8(T v, bool saturate) {
-  typedef typename Float8Format<S>::type F;
   S s;
-  if constexpr (IsSame<T, double>::value) {
-    s.bits = float8_from<F>(v, saturate);
-  } else {
-    s.bits = float8_from<F>(static_cast<float>(v), saturate);
-  }
+  s.bits = minifloat_code<typename Float8Format<S>::type>(v, saturate);
   return s;
 }
 

@@ -1,14 +1,15 @@
 // The float8 formats (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz) as the
-// kernels store them, and their conversions to and from float and double. The meaning is
-// the CPU's (kernels/cpu/minifloat.h, where the formats are described), bit for bit: ONNX
-// Cast's round to nearest even, the `saturate` choice for values past the largest finite,
-// NaN kept (the "-0" code for fnuz), and +0 for every fnuz zero. tests/gpu compares these
-// with the CPU's for every float8 code and a sweep of float patterns.
+// kernels store them, float4_e2m1fn's format, and their conversions to and from float and
+// double. The meaning is the CPU's (kernels/cpu/minifloat.h, where the formats are
+// described), bit for bit: ONNX Cast's round to nearest even, the `saturate` choice for
+// values past the largest finite, NaN kept (the "-0" code for fnuz), +0 for every fnuz zero,
+// and float4's saturation without a choice and NaN as +0. tests/gpu compares these with the
+// CPU's for every code and a sweep of float patterns.
 //
 // float8_e8m0fnu, an exponent alone, is at the end, with its own two conversions.
 //
-// float4_e2m1fn is not here: it packs two elements per byte, which the one-element-per-index
-// kernels (cast.cu) cannot write without two threads sharing a byte.
+// float4_e2m1fn has a format here but no stored type: it packs two elements per byte, which
+// only the kernels of cast_packed.cu write (common/packed.cuh).
 //
 // Like the half conversions of cast.cuh this is integer arithmetic plus one float addition
 // for the subnormal rounding, so the kernels must keep subnormals (no flush-to-zero).
@@ -20,8 +21,9 @@
 namespace maxc {
 namespace gpu {
 
-// What a format's top codes mean (kernels/cpu/minifloat.h, MiniSpecials).
-enum MiniSpecials { kMiniIeee, kMiniFn, kMiniFnuz };
+// What a format's top codes mean (kernels/cpu/minifloat.h, MiniSpecials); kMiniNone: every
+// code is finite (float4_e2m1fn).
+enum MiniSpecials { kMiniIeee, kMiniFn, kMiniFnuz, kMiniNone };
 
 // A format's layout as compile-time constants (C++17 has no struct template arguments).
 template <int ExpBits, int ManBits, int Bias, int Specials>
@@ -30,7 +32,7 @@ struct MiniFormat {
   static constexpr u32 mag_mask = (1u << (ExpBits + ManBits)) - 1u;
   static constexpr u32 sign_bit = 1u << (ExpBits + ManBits);
   // The code of the largest finite magnitude: below the inf/NaN exponent for e5m2, below the
-  // one NaN code for fn, and the top code for fnuz (its NaN is "-0").
+  // one NaN code for fn, and the top code for fnuz (its NaN is "-0") and float4.
   static constexpr u32 max_code = Specials == kMiniIeee ? mag_mask - (1u << ManBits)
                                   : Specials == kMiniFn ? mag_mask - 1u
                                                         : mag_mask;
@@ -76,12 +78,15 @@ struct Float8Format<float8_e5m2fnuz> {
   typedef MiniFormat<5, 2, 16, kMiniFnuz> type;
 };
 
+// float4_e2m1fn: 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives (and -0).
+typedef MiniFormat<2, 1, 1, kMiniNone> Float4E2M1Fn;
+
 // ---- decoding -------------------------------------------------------------------------------
 
-// The value of `code`, exact: every float8 value is a float. NaNs are the CPU's quiet NaN,
-// with the code's sign where the format has a signed NaN.
+// The value of `code`, exact: every float8 and float4 value is a float. NaNs are the CPU's
+// quiet NaN, with the code's sign where the format has a signed NaN.
 template <class F>
-MAXC_HD float float8_bits_to_float(u32 code) {
+MAXC_HD float minifloat_bits_to_float(u32 code) {
   const u32 quiet_nan = 0x7fc00000u;
   const u32 mag = code & F::mag_mask;
   const u32 sign = (code & F::sign_bit) != 0 ? 0x80000000u : 0u;
@@ -90,7 +95,7 @@ MAXC_HD float float8_bits_to_float(u32 code) {
   if (F::specials == kMiniFn && mag == F::mag_mask) return f32_from_bits(sign | quiet_nan);
   if (F::specials == kMiniIeee && exp == (1u << F::exp_bits) - 1u)
     return f32_from_bits(sign | (man == 0 ? 0x7f800000u : quiet_nan));
-  if (exp == 0) {  // zero or subnormal: man * 2^(1 - bias - M), a normal float scale for all four
+  if (exp == 0) {  // zero or subnormal: man * 2^(1 - bias - M), a normal float scale for all
     const float scale = f32_from_bits(static_cast<u32>(127 + 1 - F::bias - F::man_bits) << 23);
     return f32_from_bits(f32_bits(static_cast<float>(static_cast<i32>(man)) * scale) | sign);
   }
@@ -121,7 +126,7 @@ MAXC_HD double ieee_value(u64 u) { return f64_from_bits(u); }
 // The rounded code of |x| (sign and specials aside): past max_code when x is out of range,
 // infinite or NaN.
 template <class F, class T>
-MAXC_HD typename IeeeLayout<T>::U float8_magnitude(typename IeeeLayout<T>::U a) {
+MAXC_HD typename IeeeLayout<T>::U minifloat_magnitude(typename IeeeLayout<T>::U a) {
   typedef typename IeeeLayout<T>::U U;
   const int src_man = IeeeLayout<T>::man_bits, src_bias = IeeeLayout<T>::bias;
   const U min_normal = static_cast<U>(src_bias + 1 - F::bias) << src_man;
@@ -141,20 +146,23 @@ MAXC_HD typename IeeeLayout<T>::U float8_magnitude(typename IeeeLayout<T>::U a) 
 
 // The code of x (float or double) in format F. saturate: a value whose rounding exceeds the
 // largest finite magnitude, and infinity, become that magnitude; otherwise infinity (e5m2)
-// or NaN (fn, fnuz).
+// or NaN (fn, fnuz). float4, which has neither, always saturates and writes NaN as +0.
 template <class F, class T>
-MAXC_HD u8 float8_from(T x, bool saturate) {
+MAXC_HD u8 minifloat_from(T x, bool saturate) {
   typedef typename IeeeLayout<T>::U U;
   const U u = ieee_bits(x);
   const U abs_mask = ~static_cast<U>(0) >> 1;
   const U a = u & abs_mask;
   const U inf = abs_mask & ~((static_cast<U>(1) << IeeeLayout<T>::man_bits) - 1);  // exponent all ones
-  const U code = float8_magnitude<F, T>(a);
+  const U code = minifloat_magnitude<F, T>(a);
   const bool is_nan = a > inf;
   const bool over = code > F::max_code;  // infinity and NaN too
   u32 sign = static_cast<u32>(u >> (8 * sizeof(U) - 1));
   u32 mag = static_cast<u32>(code);
-  if (F::specials == kMiniFnuz) {
+  if (F::specials == kMiniNone) {
+    mag = is_nan ? 0u : (over ? F::max_code : mag);
+    sign = is_nan ? 0u : sign;
+  } else if (F::specials == kMiniFnuz) {
     // One NaN, the "-0" code, for NaN and for unsaturated overflow; zero is always +0.
     const bool nan_out = is_nan || (over && !saturate);
     mag = nan_out ? 0u : (over ? F::max_code : mag);

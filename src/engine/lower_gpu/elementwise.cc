@@ -2,10 +2,9 @@
 // generated kernel (kernels/cuda/fused_elementwise.h) built from the same ElemProgramSpec the
 // CPU engine runs (engine/lower/elementwise_spec.h), so the two devices compute the same
 // program. The kernel's source depends only on the program's structure, so plans for other
-// shapes, and other models, reuse its compiled image. A cast to or from float8 or float4 runs
-// a kernel of its own (float8_cast.cc), as on the CPU; one to or from a sub-byte integer has
-// no GPU kernel: every GPU kernel writes one element per thread, and those pack two or four
-// per byte.
+// shapes, and other models, reuse its compiled image. A cast to or from float8 runs a kernel
+// of its own (float8_cast.cc), as on the CPU, and so does one to or from a sub-byte dtype,
+// float4 or a packed integer (packed_cast.cc).
 #include <memory>
 #include <vector>
 
@@ -76,16 +75,10 @@ Lowered lower_with_kernel(const LowerContext& ctx, const cpu::ElemProgramSpec& s
   return l;
 }
 
-[[noreturn]] void refuse_packed_int_cast(const LowerContext& ctx) {
-  const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
-  ctx.unsupported("a cast from ", dtype_label(src), " to ", dtype_label(dst), " (",
-                  dtype_label(dtype_is_packed_int(src) ? src : dst), " packs several elements per byte)");
-}
-
 Lowered lower_program(const LowerContext& ctx) {
   if (ctx.node.op == "cast") {
     const DType src = ctx.inputs[0].dtype, dst = ctx.outputs[0].dtype;
-    if (dtype_is_packed_int(src) || dtype_is_packed_int(dst)) refuse_packed_int_cast(ctx);
+    if (is_gpu_packed_cast(src, dst)) return lower_gpu_packed_cast(ctx);
     if (cpu::is_cast_minifloat(src) || cpu::is_cast_minifloat(dst)) return lower_gpu_minifloat_cast(ctx);
   }
   std::optional<cpu::ElemProgramSpec> spec = elementwise_spec(ctx);

@@ -1,8 +1,7 @@
 // A cast to or from float8 (float8_e8m0fnu too) on a GPU: cast.cu's cast<In, Out> on its
 // own, as the CPU runs its cast_minifloat (engine/lower/elementwise.cc), because no fused
 // program holds float8 values. The saturate attribute is the CPU's, passed to the kernel at
-// launch. float4 is refused: the kernel writes one element per thread, and float4 packs two
-// per byte.
+// launch. float4, two elements per byte, is packed_cast.cc's.
 #include "engine/lower_gpu/kernel_loader.h"
 #include "engine/lower_gpu/lower_gpu.h"
 #include "engine/lowering.h"

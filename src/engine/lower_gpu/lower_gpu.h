@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <span>
 
+#include "base/dtype.h"
+
 namespace maxc {
 
 class KernelTable;
@@ -32,6 +34,10 @@ void register_gpu_nonzero_kernels(KernelTable& t);        // nonzero masked_scat
 Lowered lower_gpu_reduce_max_min(const LowerContext& ctx);
 // A cast to or from a float8 dtype (float8_cast.cc), which the elementwise family hands over.
 Lowered lower_gpu_minifloat_cast(const LowerContext& ctx);
+// A cast to or from a sub-byte dtype (packed_cast.cc), which the elementwise family hands
+// over before the float8 ones, so that float4 <-> float8 comes here.
+bool is_gpu_packed_cast(DType src, DType dst);
+Lowered lower_gpu_packed_cast(const LowerContext& ctx);
 // lower_strided_copy (engine/lower/lower.h) on a GPU.
 Lowered lower_gpu_strided_copy(const LowerContext& ctx, std::span<const int64_t> dims,
                                std::span<const int64_t> src_strides, int64_t src_offset);
