@@ -1,5 +1,7 @@
 #include "kernels/cuda/kernel_catalog.h"
 
+#include <span>
+
 #include "base/error.h"
 #include "base/str_cat.h"
 #include "kernels/cpu/pool.h"
@@ -117,39 +119,37 @@ constexpr DType kFloat8s[] = {DType::kFloat8E4M3Fn, DType::kFloat8E4M3Fnuz, DTyp
                               DType::kFloat8E5M2Fnuz};
 constexpr DType kSubByteTypes[] = {DType::kFloat4E2M1Fn, DType::kUInt2, DType::kInt2, DType::kUInt4, DType::kInt4};
 
+// Into f: each of `specials` to and from each of `others`, and to each other special, as
+// kernel(in, out) names them.
+void add_casts_of(KernelFamily& f, std::span<const DType> specials, std::span<const DType> others,
+                  std::string (*kernel)(DType, DType)) {
+  for (DType special : specials) {
+    for (DType other : others) {
+      f.instances.push_back(kernel(other, special));
+      f.instances.push_back(kernel(special, other));
+    }
+    for (DType out : specials)
+      if (out != special) f.instances.push_back(kernel(special, out));
+  }
+}
+
 // Every pair of distinct cast dtypes, float8 to and from each of them and each other.
 KernelFamily cast_family() {
   KernelFamily f{"cast.cu", {}};
   for (DType in : kCastTypes)
     for (DType out : kCastTypes)
       if (in != out) f.instances.push_back(cast_kernel(in, out));
-  for (DType f8 : kFloat8s) {
-    for (DType other : kCastTypes) {
-      f.instances.push_back(cast_kernel(other, f8));
-      f.instances.push_back(cast_kernel(f8, other));
-    }
-    for (DType out : kFloat8s)
-      if (out != f8) f.instances.push_back(cast_kernel(f8, out));
-  }
+  add_casts_of(f, kFloat8s, kCastTypes, cast_kernel);
   return f;
 }
 
-// Each sub-byte dtype to and from every cast dtype, each other sub-byte dtype, and for float4
-// the float8s it is scaled with in MX formats.
+// Each sub-byte dtype to and from every cast dtype and each other, and float4 to and from the
+// float8s it is scaled with in the MX formats.
 KernelFamily cast_packed_family() {
   KernelFamily f{"cast_packed.cu", {}};
-  for (DType packed : kSubByteTypes) {
-    for (DType other : kCastTypes) {
-      f.instances.push_back(cast_packed_kernel(other, packed));
-      f.instances.push_back(cast_packed_kernel(packed, other));
-    }
-    for (DType out : kSubByteTypes)
-      if (out != packed) f.instances.push_back(cast_packed_kernel(packed, out));
-  }
-  for (DType f8 : kFloat8s) {
-    f.instances.push_back(cast_packed_kernel(f8, DType::kFloat4E2M1Fn));
-    f.instances.push_back(cast_packed_kernel(DType::kFloat4E2M1Fn, f8));
-  }
+  add_casts_of(f, kSubByteTypes, kCastTypes, cast_packed_kernel);
+  constexpr DType kFloat4[] = {DType::kFloat4E2M1Fn};
+  add_casts_of(f, kFloat4, kFloat8s, cast_packed_kernel);
   return f;
 }
 
