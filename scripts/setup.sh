@@ -22,8 +22,10 @@ APT_PACKAGES=(
 # Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites), wheel
 # (so the install test builds the binding's wheel offline), onnx (the ONNX backend node
 # cases the conformance suite runs through our importer), onnxruntime (the bench models'
-# test compares max_c with it on small versions of every bench model).
-PIP_PACKAGES=(numpy pytest wheel onnx onnxruntime)
+# test compares max_c with it on small versions of every bench model), pytest-xdist (the
+# emulated GPU's op suite compiles its kernels on every core). PIP_MODULES: what each imports as.
+PIP_PACKAGES=(numpy pytest wheel onnx onnxruntime pytest-xdist)
+PIP_MODULES=(numpy pytest wheel onnx onnxruntime xdist)
 VENV="$MAX_C_ROOT/.venv"
 # NVRTC, CUDA's runtime compiler, from NVIDIA's wheel: it runs without a GPU, and with it the
 # GPU tests (tests/gpu) compile every CUDA kernel source, so a kernel that does not compile
@@ -70,7 +72,7 @@ create_venv() {
 
 install_python_packages() {
   local modules
-  modules=$(IFS=,; echo "${PIP_PACKAGES[*]}")
+  modules=$(IFS=,; echo "${PIP_MODULES[*]}")
   "$VENV/bin/python" -c "import $modules" >/dev/null 2>&1 && return 0
   log "pip install ${PIP_PACKAGES[*]} into .venv"
   local out

@@ -16,6 +16,7 @@ SUITES=(
   ctest_dev   # build/: GoogleTest unit tests, cmocka ABI suites, the C examples
   install     # cmake --install; examples via pkg-config; find_package consumer; uninstalled .pc
   python      # pytest of bindings/python against build/ (found through PKG_CONFIG_PATH=build)
+  gpu_emulated  # the op-conformance suite on gpu:0 of the emulated GPU (tests/emulated_gpu)
   rust        # cargo test of bindings/rust (max-c-sys + max-c) against build/
   go          # go test of bindings/go (cgo, pkg-config) against build/
   java        # mvn test of bindings/java (JNA) against build/libmax_c.so
@@ -133,13 +134,13 @@ suite_install() {
     compile_and_run "$MAX_C_ROOT/build" "$SCRATCH/uninstalled-tensors" examples/c/tensors.c
 }
 
-# The Python binding's pytest suite, against the uninstalled library of build/. pytest's
-# closing line is the truth; no line, or no test run, is a failure.
-suite_python() {
-  ensure_build dev || { record fail "build (dev) for the Python binding"; return; }
-  local out=$SCRATCH/pytest.log
-  PKG_CONFIG_PATH="$MAX_C_ROOT/build" "$MAX_C_ROOT/.venv/bin/python" -m pytest \
-    bindings/python/tests -q -rs -p no:cacheprovider 2>&1 | tee "$out"
+# Runs pytest with ARGS and adds its counts; pytest's closing line is the truth, and no line,
+# or no test run, is a failure.
+#   record_pytest LABEL ARGS...
+record_pytest() {
+  local label=$1 out=$SCRATCH/pytest-$1.log
+  shift
+  "$MAX_C_ROOT/.venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$@" 2>&1 | tee "$out"
   local rc=${PIPESTATUS[0]}
   local line passed failed errors
   line=$(grep -E '^=* *[0-9]+ (passed|failed|error)' "$out" | tail -n 1)
@@ -148,9 +149,28 @@ suite_python() {
   errors=$(grep -oE '[0-9]+ errors?' <<<"$line" | grep -oE '[0-9]+' || echo 0)
   PASSED=$((PASSED + passed))
   FAILED=$((FAILED + failed + errors))
-  ((failed + errors > 0)) && FAILURES+=("pytest: $failed failed, $errors errors")
-  if ((passed == 0 && failed + errors == 0)); then record fail "pytest: no test ran (exit $rc)"
-  elif ((rc != 0 && failed + errors == 0)); then record fail "pytest: exit $rc"; fi
+  ((failed + errors > 0)) && FAILURES+=("$label: $failed failed, $errors errors")
+  if ((passed == 0 && failed + errors == 0)); then record fail "$label: no test ran (exit $rc)"
+  elif ((rc != 0 && failed + errors == 0)); then record fail "$label: exit $rc"; fi
+}
+
+# The Python binding's pytest suite, against the uninstalled library of build/.
+suite_python() {
+  ensure_build dev || { record fail "build (dev) for the Python binding"; return; }
+  PKG_CONFIG_PATH="$MAX_C_ROOT/build" record_pytest pytest bindings/python/tests
+}
+
+# The op-conformance suite with its graphs on gpu:0 of the emulated GPU (tests/emulated_gpu/
+# README.md): libcuda and libnvrtc stand-ins that run every kernel on the host emulator, so
+# the GPU lowerings, the generated fused kernels and the kernel sources meet the numpy
+# references in CI. A case the GPU engine refuses skips, named; no accelerator is a failure.
+suite_gpu_emulated() {
+  ensure_build dev || { record fail "build (dev) for the emulated GPU"; return; }
+  local libs=$MAX_C_ROOT/build/tests
+  MAX_C_LIBRARY="$MAX_C_ROOT/build/libmax_c.so" PYTHONPATH=bindings/python \
+    MAX_C_CUDA_LIBRARY="$libs/libmax_c_emulated_cuda.so" MAX_C_NVRTC_LIBRARY="$libs/libmax_c_emulated_nvrtc.so" \
+    MAX_C_HIP_LIBRARY= MAX_C_CUBLASLT=0 MAX_C_KERNEL_CACHE_DIR="$MAX_C_ROOT/build/emulated-gpu-kernels" \
+    MAX_C_TEST_DEVICE=gpu MAX_C_REQUIRE_GPU=1 record_pytest gpu_emulated -n "$JOBS" bindings/python/tests/ops
 }
 
 # cargo test of bindings/rust against build/ (its build.rs probes max_c through pkg-config):

@@ -138,7 +138,7 @@ def test_bitcast_between_computed_values():
 
     def build(v):
         bits = ops.bitcast(ops.add(v, v), DType.int32)
-        return ops.bitcast(ops.bitwise_xor(bits, ops.constant(np.int32(-2 ** 31), DType.int32)), DType.float32)
+        return ops.bitcast(ops.bitwise_xor(bits, ops.constant(np.int32(-2 ** 31), DType.int32, v.device)), DType.float32)
 
     for fuse in (True, False):
         (y,) = run(build, [x], fuse=fuse)

@@ -91,7 +91,7 @@ def test_conv2d_float16_through_float32():
 
 def test_conv2d_with_a_constant_filter():
     x, w = rand(2, 5, 5, 3), rand(3, 3, 3, 4)
-    (y,) = run(lambda a: ops.conv2d(a, ops.constant(w)), [x])
+    (y,) = run(lambda a: ops.conv2d(a, ops.constant(w, device=a.device)), [x])
     assert_close(y, conv2d_ref(x, w), rtol=1e-4, atol=1e-4)
 
 

@@ -170,7 +170,7 @@ def test_out_of_range_runtime_index_fails_the_call_and_the_model_stays_usable(op
 def test_gather_out_of_range_constant_index_is_an_error():
     x = rand((3, 2))
     with pytest.raises(Exception, match="out of range"):
-        run(lambda v: ops.gather(v, ops.constant(np.array([0, 5], np.int64)), 0), [x])
+        run(lambda v: ops.gather(v, ops.constant(np.array([0, 5], np.int64), device=v.device), 0), [x])
 
 
 def ref_gather_nd(x, idx, b):
