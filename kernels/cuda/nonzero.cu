@@ -72,7 +72,8 @@ __global__ void nonzero_block(const W* x, Shape shape, W mask, i64* out, i64 cap
 }
 
 // out = input, each position where the mask (read through mask_strides) holds taking the
-// next of updates' num_updates elements; *error set when they run out.
+// next of updates' num_updates elements; *error set to the positions it holds at (at most
+// INT32_MAX) when updates run out.
 template <class W>
 __global__ void masked_scatter_block(const W* input, const u8* mask, Layout mask_layout, const W* updates, W* out,
                                      Shape shape, i64 num_updates, i32* error) {
@@ -85,7 +86,7 @@ __global__ void masked_scatter_block(const W* input, const u8* mask, Layout mask
     if (i < shape.numel) out[i] = flag && at < num_updates ? updates[at] : input[i];
     taken += total;
   }
-  if (threadIdx.x == 0 && taken > num_updates && error) *error = 1;
+  if (threadIdx.x == 0 && taken > num_updates && error) *error = static_cast<i32>(taken < 2147483647 ? taken : 2147483647);
 }
 
 // *total = the length d slices repeated by `counts` (one per slice, or one for all) make:

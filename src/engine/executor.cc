@@ -137,12 +137,19 @@ void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& arg
   }
 }
 
+// A step's error with the value its kernel wrote in place of "{}".
+std::string step_error(const std::string& error, int32_t word) {
+  const size_t at = error.find("{}");
+  return at == std::string::npos ? error : error.substr(0, at) + std::to_string(word) + error.substr(at + 2);
+}
+
 void check_step_errors(const ExecPlan& plan, const Workspace& workspace) {
   if (!plan.reports_errors) return;
   std::vector<int32_t> words(plan.steps.size());
   plan.device->cuda()->copy_to_host(words.data(), workspace.error_words.get(), words.size() * sizeof(int32_t));
   for (size_t k = 0; k < words.size(); ++k)
-    if (words[k] != 0) fail(Code::kInvalidArgument, "op '", plan.steps[k].op, "': ", plan.steps[k].error);
+    if (words[k] != 0)
+      fail(Code::kInvalidArgument, "op '", plan.steps[k].op, "': ", step_error(plan.steps[k].error, words[k]));
 }
 
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {

@@ -138,7 +138,8 @@ struct Lowered {
   bool alias = false;
   Prepack prepack = {};
   // GPU kernels that report bad data through KernelArgs::error_word: what the error says
-  // ("3 index values ... are out of range"), after "op 'x': ". Empty: the kernel reports nothing.
+  // ("3 index values ... are out of range"), after "op 'x': ", with "{}" standing for the
+  // nonzero value the kernel wrote (a count it found). Empty: the kernel reports nothing.
   std::string error = {};
 
   static Lowered alias_of_input() { return {{}, 0, -1, true, {}}; }

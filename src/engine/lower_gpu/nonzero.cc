@@ -93,7 +93,7 @@ Lowered lower_masked_scatter(const LowerContext& ctx) {
     void* args[] = {&x, &m, &ml, &u, &out, &s, &updates, &bad};
     k.launch(gpu_launch_for_rows(1), a.stream, args);
   }};
-  l.error = str_cat("the mask holds at more positions than updates has elements (", num_updates, ")");
+  l.error = str_cat("the mask holds at {} positions but updates has only ", num_updates, " elements");
   return l;
 }
 
