@@ -162,8 +162,8 @@ TEST(CudaGpu, SoftmaxRowsSumToOne) {
   float* y = static_cast<float*>(d.allocate(host.size() * sizeof(float), false));
   d.copy_to_device(x, host.data(), host.size() * sizeof(float));
   Loaded k = load_kernel(gpu::kernel_source("softmax.cu"), gpu::softmax_kernel(DType::kFloat32, false));
-  int64_t r = rows, c = cols;
-  void* args[] = {&x, &y, &r, &c};
+  int64_t r = rows, c = cols, inner = 1;  // rows over the last axis
+  void* args[] = {&x, &y, &r, &c, &inner};
   LaunchShape s;
   s.grid[0] = rows;
   s.block[0] = 256;

@@ -24,7 +24,7 @@ std::vector<double> cpu_softmax(const std::vector<S>& x, int64_t rows, int64_t c
 template <class S, bool kLog>
 void check_softmax(const std::vector<S>& x, int64_t rows, int64_t cols, dim3 grid, dim3 block) {
   std::vector<S> y(x.size());
-  emulate_launch(grid, block, g::softmax_rows<S, kLog>, x.data(), y.data(), rows, cols);
+  emulate_launch(grid, block, g::softmax_rows<S, kLog>, x.data(), y.data(), rows, cols, g::i64{1});
   expect_close(y, cpu_softmax(x, rows, cols, kLog),
                std::string(kLog ? "logsoftmax " : "softmax ") + std::to_string(rows) + "x" + std::to_string(cols));
 }
@@ -53,6 +53,21 @@ TEST(EmulatedSoftmax, ANanMakesItsRowNan) {
   x[70 + 45] = std::numeric_limits<float>::quiet_NaN();  // row 1, not in the first warp's lanes
   check_softmax<float, false>(x, 4, 70, 2, 64);
   check_softmax<float, true>(x, 4, 70, 2, 64);
+}
+
+// Over a middle axis: [outer, cols, inner], each row's elements inner apart.
+TEST(EmulatedSoftmax, AMiddleAxisReadsItsRowsStrided) {
+  const int64_t outer = 3, cols = 70, inner = 5;
+  const std::vector<float> x = random_values<float>(outer * cols * inner, -6, 6, 8);
+  for (bool log : {false, true}) {
+    std::vector<float> y(x.size()), want(x.size());
+    cpu::find_softmax_kernel(DType::kFloat32, log)(x.data(), want.data(), outer, cols, inner);
+    if (log)
+      emulate_launch(dim3(4), dim3(64), g::softmax_rows<float, true>, x.data(), y.data(), outer * inner, cols, inner);
+    else
+      emulate_launch(dim3(4), dim3(64), g::softmax_rows<float, false>, x.data(), y.data(), outer * inner, cols, inner);
+    expect_close(y, to_doubles(want), log ? "logsoftmax over axis 1" : "softmax over axis 1");
+  }
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ std::vector<float> softmax_rows(const std::vector<float>& x, int64_t cols) {
   return y;
 }
 
-// softmax_rows(x, y, rows, cols), its parameters bound by value as a graph node holds them.
+// softmax_rows(x, y, rows, cols, inner) over the last axis (inner 1), its parameters bound by
+// value as a graph node holds them.
 std::function<void()> bind_softmax(const std::string& name, void** args) {
   EXPECT_NE(name.find("softmax_rows"), std::string::npos) << name;
   const auto* x = arg<const float*>(args, 0);

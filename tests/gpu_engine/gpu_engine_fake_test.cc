@@ -112,7 +112,7 @@ TEST_F(GpuEngineOnFake, OnnxFileReadForTheGpuRunsThere) {
   EXPECT_EQ(values_of(*out[0]), (std::vector<float>{11, 22, 33, 44, 55, 66}));
 }
 
-// softmax runs the catalog's softmax_rows with (x, y, rows, cols), one block per row.
+// softmax runs the catalog's softmax_rows with (x, y, rows, cols, inner), one block per row.
 TEST_F(GpuEngineOnFake, SoftmaxLaunchesTheCatalogKernelWithItsRows) {
   Graph g("softmax");
   ValueId x = g.add_input("x", f32_on_gpu({3, 4}));
@@ -124,6 +124,7 @@ TEST_F(GpuEngineOnFake, SoftmaxLaunchesTheCatalogKernelWithItsRows) {
     const auto rows = arg<int64_t>(args, 2), cols = arg<int64_t>(args, 3);
     ASSERT_EQ(rows, 3);
     ASSERT_EQ(cols, 4);
+    ASSERT_EQ(arg<int64_t>(args, 4), 1) << "the last axis: each row's elements are adjacent";
     for (int64_t r = 0; r < rows; ++r) {
       double sum = 0;
       for (int64_t c = 0; c < cols; ++c) sum += std::exp(in[r * cols + c]);

@@ -1,6 +1,6 @@
 // softmax, logsoftmax, layer_norm, the fused add_layer_norm and rms_norm on a GPU: one block
-// per row of the last dim (kernels/cuda/softmax.cu, layer_norm.cu, rms_norm.cu). softmax over
-// another axis would read strided rows; it is not written yet and says so.
+// per row of the last dim (kernels/cuda/softmax.cu, layer_norm.cu, rms_norm.cu); softmax over
+// another axis reads its rows strided.
 #include <string>
 
 #include "engine/lower/extents.h"
@@ -28,16 +28,15 @@ Rows rows_of(const LowerContext& ctx, size_t first_param) {
 }
 
 Lowered lower_softmax(const LowerContext& ctx, bool log) {
+  expect_output(ctx, 0, ctx.inputs[0]);
   const AxisSplit s = split_at_axis(ctx, ctx.inputs[0]);
-  if (s.inner != 1) ctx.unsupported("an axis other than the last (axis ", s.axis, " of ", ctx.inputs[0].to_string(), ")");
-  const Rows r = rows_of(ctx, 1);
   const GpuKernel k = load_gpu_kernel(ctx, "softmax.cu", instance(ctx, [log](DType d) { return gpu::softmax_kernel(d, log); }));
-  const cuda::LaunchShape launch = gpu_launch_for_rows(r.rows);
+  const cuda::LaunchShape launch = gpu_launch_for_rows(s.outer * s.inner);
   Lowered l{[=](const KernelArgs& a) {
     const void* x = a.inputs[0];
     void* y = a.outputs[0];
-    int64_t rows = r.rows, cols = r.d;
-    void* args[] = {&x, &y, &rows, &cols};
+    int64_t rows = s.outer * s.inner, cols = s.n, inner = s.inner;
+    void* args[] = {&x, &y, &rows, &cols, &inner};
     k.launch(launch, a.stream, args);
   }};
   l.inplace_input = 0;  // a block reads its whole row before it writes it
