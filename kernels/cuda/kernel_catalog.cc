@@ -112,6 +112,8 @@ const char* reduction_name(Reduction r) {
 constexpr DType kFloats[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
 constexpr DType kNumbers[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64};
 constexpr DType kBitwiseTypes[] = {DType::kBool, DType::kUInt8, DType::kInt32, DType::kInt64};  // flags, masks
+constexpr DType kMatmulIntegers[] = {DType::kInt8,  DType::kInt16,  DType::kInt32,  DType::kInt64,
+                                     DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64};
 constexpr DType kWords[] = {DType::kUInt8, DType::kUInt16, DType::kFloat32, DType::kInt64};  // 1, 2, 4, 8 bytes
 constexpr DType kCastTypes[] = {DType::kBool,    DType::kUInt8,    DType::kInt8,    DType::kInt32, DType::kInt64,
                                 DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
@@ -327,7 +329,11 @@ const char* activation_functor(cpu::Activation a) {
 }  // namespace
 
 std::string matmul_kernel(DType d, cpu::Activation activation) {
-  if (!dtype_is_float(d)) fail(Code::kUnimplemented, "matmul: the GPU kernels multiply float types, not ", dtype_name(d));
+  if (!dtype_is_float(d) && !dtype_is_integral(d))
+    fail(Code::kUnimplemented, "matmul: the GPU kernels multiply numbers, not ", dtype_name(d));
+  if (dtype_is_integral(d) && activation != cpu::Activation::kNone && activation != cpu::Activation::kRelu)
+    fail(Code::kUnimplemented, "matmul: no GPU kernel for the ", cpu::activation_name(activation), " epilogue on ",
+         dtype_name(d));
   return str_cat("maxc::gpu::matmul_tiled<", require_storage(d, "matmul"), ", maxc::gpu::op::",
                  activation_functor(activation), ">");
 }
@@ -471,6 +477,8 @@ std::vector<KernelFamily> kernel_catalog() {
                               cpu::Activation::kGeluTanh, cpu::Activation::kSigmoid, cpu::Activation::kTanh,
                               cpu::Activation::kSilu})
       matmul.instances.push_back(matmul_kernel(d, a));
+  for (DType d : kMatmulIntegers)
+    for (cpu::Activation a : {cpu::Activation::kNone, cpu::Activation::kRelu}) matmul.instances.push_back(matmul_kernel(d, a));
   catalog.push_back(matmul);
   for (KernelFamily& f : layout_kernel_families()) catalog.push_back(std::move(f));
 

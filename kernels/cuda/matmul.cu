@@ -7,6 +7,10 @@
 // [batch][M][N], all row-major; an operand shared by every batch has batch stride 0. The bias
 // holds N values (bias_len == N) or one (bias_len == 1); bias_len 0 means none. Launch:
 // blocks of kTile x kTile threads, grid (ceil(N / kTile), ceil(M / kTile), batch).
+//
+// Integers accumulate in u64, where products and sums wrap as in the CPU's gemm
+// (kernels/cpu/gemm.cc); the sum is stored back truncated, and the activation (none or relu)
+// applies to the stored value, as there.
 #include "common/cast.cuh"
 #include "common/elementwise_ops.cuh"
 
@@ -15,11 +19,16 @@ namespace gpu {
 
 constexpr int kMatmulTile = 16;
 
+template <class S>
+struct MatmulAccumulator {
+  typedef typename Select<IsSignedInt<S>::value || IsUnsignedInt<S>::value, u64, typename ComputeOf<S>::type>::type type;
+};
+
 template <class S, class Act>
 __global__ void matmul_tiled(const S* __restrict__ a, const S* __restrict__ b, const S* __restrict__ bias,
                              S* __restrict__ c, i64 m, i64 n, i64 k, i64 a_batch_stride, i64 b_batch_stride,
                              i32 b_transposed, i64 bias_len) {
-  typedef typename ComputeOf<S>::type C;
+  typedef typename MatmulAccumulator<S>::type C;
   __shared__ C a_tile[kMatmulTile][kMatmulTile];
   __shared__ C b_tile[kMatmulTile][kMatmulTile + 1];  // +1: column reads hit distinct banks
   const i64 batch = blockIdx.z;
@@ -42,7 +51,10 @@ __global__ void matmul_tiled(const S* __restrict__ a, const S* __restrict__ b, c
   }
   if (row >= m || col >= n) return;
   if (bias_len > 0) acc += load_as<C>(bias[bias_len == 1 ? 0 : col]);
-  c[row * n + col] = store_as<S>(Act()(acc));
+  if constexpr (IsSame<C, u64>::value)
+    c[row * n + col] = Act()(store_as<S>(acc));
+  else
+    c[row * n + col] = store_as<S>(Act()(acc));
 }
 
 }  // namespace gpu
