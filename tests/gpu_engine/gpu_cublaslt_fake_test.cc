@@ -173,6 +173,48 @@ TEST_F(CublasLtEngineOnFake, BatchesShareABroadcastOperandThroughStrideZero) {
   EXPECT_EQ(call.d.batch_stride, 10);
 }
 
+// [2, 1, 3, 4] @ [5, 4, 6]: the batch dims [2, 5] do not collapse into one, so the tiled
+// kernel runs once per index of the first, over the 5 of the second, at its offsets.
+TEST_F(CublasLtEngineOnFake, UnevenBatchDimsAreALoopOfTiledLaunches) {
+  Graph g("uneven");
+  ValueId x = g.add_input("x", f32_on_gpu({2, 1, 3, 4}));
+  ValueId w = g.add_weight("w", f32_on_gpu({5, 4, 6}));
+  g.set_outputs({{"y", g.add_op("matmul", {x, w})[0]}});
+  const std::vector<float> xv = values(24, -1.0f, 0.25f), wv = values(120, 0.5f, -0.125f);
+  Ref<Model> model = compile(g, {{"w", host_tensor({5, 4, 6}, wv)}});
+  std::vector<const float*> lhs_seen;
+  fake().on_launch = [&](const std::string& name, void** args) {
+    ASSERT_NE(name.find("matmul_tiled"), std::string::npos) << name;
+    const auto *lhs = arg<const float*>(args, 0), *rhs = arg<const float*>(args, 1);
+    auto* out = arg<float*>(args, 3);
+    const auto a_stride = arg<int64_t>(args, 7), b_stride = arg<int64_t>(args, 8);
+    ASSERT_EQ(a_stride, 0) << "x has one matrix per index of the first batch dim";
+    ASSERT_EQ(b_stride, 24);
+    lhs_seen.push_back(lhs);
+    for (int t = 0; t < 5; ++t)  // the launch's batch: grid z
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 6; ++j) {
+          double acc = 0;
+          for (int p = 0; p < 4; ++p) acc += double(lhs[i * 4 + p]) * rhs[t * b_stride + p * 6 + j];
+          out[(t * 3 + i) * 6 + j] = static_cast<float>(acc);
+        }
+  };
+  const std::vector<float> got = run(model, {2, 1, 3, 4}, xv);
+  std::vector<float> want(2 * 5 * 3 * 6);
+  for (int o = 0; o < 2; ++o)
+    for (int t = 0; t < 5; ++t)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 6; ++j) {
+          double acc = 0;
+          for (int p = 0; p < 4; ++p) acc += double(xv[(o * 3 + i) * 4 + p]) * wv[(t * 4 + p) * 6 + j];
+          want[((o * 5 + t) * 3 + i) * 6 + j] = static_cast<float>(acc);
+        }
+  EXPECT_EQ(got, want);
+  EXPECT_TRUE(fake_lt().matmuls.empty()) << "cuBLASLt takes one batch stride per operand";
+  ASSERT_EQ(lhs_seen.size(), 2u);
+  EXPECT_EQ(lhs_seen[1] - lhs_seen[0], 12) << "the second launch reads x's second matrix";
+}
+
 TEST_F(CublasLtEngineOnFake, BiasAndReluAreCublasLtsEpilogue) {
   const std::vector<float> w = values(6, -1.0f, 0.75f), b = {0.5f, -4.0f}, x = values(6, 1.0f, -0.5f);
   Ref<Model> model = dense_model(2, 3, 2, "relu", {}, w, b);

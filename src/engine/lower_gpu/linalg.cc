@@ -1,6 +1,7 @@
 // matmul and the fused dense layer (compiler/fuse_matmul.cc) on a GPU. Batches broadcast as
-// numpy's matmul does, as long as they collapse to one batch dim (each operand then has one
-// batch stride, 0 where it is shared).
+// numpy's matmul does: the last collapsed batch dim is the launch's (each operand has one
+// batch stride there, 0 where it is shared), and the batch dims before it, when they do not
+// collapse into it ([2, 1, M, K] @ [5, K, N]), are a loop of launches, one per index.
 //
 // Two kernels serve them. cuBLASLt (driver/cuda/cublaslt_matmul.h; on a HIP device hipBLASLt
 // behind the same plan), when the process has it and it can compute the node exactly:
@@ -39,25 +40,33 @@ constexpr unsigned kTile = 16;  // kMatmulTile of matmul.cu
 struct MatmulLaunch {
   int64_t m = 0, n = 0, k = 0, a_batch_stride = 0, b_batch_stride = 0, bias_len = 0;
   int32_t b_transposed = 0;
-  int64_t batch = 1;
+  int64_t batch = 1;  // of one launch: the last batch dim
   cuda::LaunchShape shape;
+  // The launches over the batch dims before the last: each one's element offsets in A, B and
+  // C. Empty: one launch at offset 0.
+  struct Offsets {
+    int64_t a = 0, b = 0, c = 0;
+  };
+  std::vector<Offsets> outer;
+  int64_t element_bytes = 0;
 };
 
 MatmulLaunch plan_matmul(const LowerContext& ctx, bool rhs_transposed, int64_t bias_len) {
   std::vector<int64_t> rhs_dims = ctx.inputs[1].dims;
   if (rhs_transposed) std::swap(rhs_dims[0], rhs_dims[1]);
   const cpu::MatmulDims d = cpu::matmul_dims(ctx.inputs[0].dims, rhs_dims);
-  if (d.out_batch.size() > 1)
-    ctx.unsupported("batch dims that broadcast unevenly (", ctx.inputs[0].to_string(), " @ ", ctx.inputs[1].to_string(),
-                    ")");
-  MatmulLaunch l{d.m, d.n, d.k, 0, 0, bias_len, rhs_transposed ? 1 : 0, 1, {}};
-  const int64_t batch = d.batch_count();
-  l.batch = std::max<int64_t>(batch, 1);
+  MatmulLaunch l{d.m, d.n, d.k, 0, 0, bias_len, rhs_transposed ? 1 : 0, 1, {}, {}, 0};
+  l.element_bytes = dtype_size_in_bytes(ctx.inputs[0].dtype);
   if (!d.out_batch.empty()) {
-    l.a_batch_stride = d.lhs_batch[0] == 1 ? 0 : d.m * d.k;
-    l.b_batch_stride = d.rhs_batch[0] == 1 ? 0 : d.k * d.n;
+    l.batch = d.out_batch.back();
+    l.a_batch_stride = d.lhs_batch.back() == 1 ? 0 : d.m * d.k;
+    l.b_batch_stride = d.rhs_batch.back() == 1 ? 0 : d.k * d.n;
   }
-  if (batch > 65535) ctx.unsupported("more than 65535 batches (", batch, ")");
+  const int64_t launches = l.batch > 0 ? d.batch_count() / l.batch : 0;
+  for (int64_t o = 0; launches > 1 && o < launches; ++o)
+    l.outer.push_back({d.lhs_offset(o * l.batch), d.rhs_offset(o * l.batch), o * l.batch * d.m * d.n});
+  l.batch = std::max<int64_t>(l.batch, 1);
+  if (l.batch > 65535) ctx.unsupported("more than 65535 batches in the last batch dim (", l.batch, ")");
   l.shape.block[0] = l.shape.block[1] = kTile;
   l.shape.grid[0] = static_cast<unsigned>(std::max<int64_t>((d.n + kTile - 1) / kTile, 1));
   l.shape.grid[1] = static_cast<unsigned>(std::max<int64_t>((d.m + kTile - 1) / kTile, 1));
@@ -71,12 +80,19 @@ GpuKernel load_tiled_kernel(const LowerContext& ctx, cpu::Activation activation)
 }
 
 void launch_tiled(const GpuKernel& k, const MatmulLaunch& l, const KernelArgs& a) {
-  const void *lhs = a.inputs[0], *rhs = a.inputs[1], *bias = l.bias_len > 0 ? a.inputs[2] : nullptr;
-  void* out = a.outputs[0];
+  const auto at = [&](const void* p, int64_t elements) {
+    return static_cast<const char*>(p) + elements * l.element_bytes;
+  };
+  const void* bias = l.bias_len > 0 ? a.inputs[2] : nullptr;
   MatmulLaunch v = l;
-  void* args[] = {&lhs, &rhs, &bias, &out, &v.m, &v.n, &v.k, &v.a_batch_stride, &v.b_batch_stride,
-                  &v.b_transposed, &v.bias_len};
-  k.launch(l.shape, a.stream, args);
+  const std::vector<MatmulLaunch::Offsets> one = {{}};
+  for (const MatmulLaunch::Offsets& o : l.outer.empty() ? one : l.outer) {
+    const void *lhs = at(a.inputs[0], o.a), *rhs = at(a.inputs[1], o.b);
+    void* out = const_cast<char*>(at(a.outputs[0], o.c));
+    void* args[] = {&lhs, &rhs, &bias, &out, &v.m, &v.n, &v.k, &v.a_batch_stride, &v.b_batch_stride,
+                    &v.b_transposed, &v.bias_len};
+    k.launch(l.shape, a.stream, args);
+  }
 }
 
 // ---- cuBLASLt --------------------------------------------------------------------------------
@@ -130,6 +146,10 @@ std::shared_ptr<const cuda::CublasLtMatmul> plan_cublaslt(const LowerContext& ct
   }
   if (l.bias_len > 0 && l.bias_len != l.n) {
     *why_not = str_cat(library->name(), "'s bias is one value per output column, not one for all");
+    return nullptr;
+  }
+  if (!l.outer.empty()) {
+    *why_not = "batch dims that do not collapse into one (the tiled kernel loops over them)";
     return nullptr;
   }
   try {
