@@ -16,7 +16,7 @@ SUITES=(
   ctest_dev   # build/: GoogleTest unit tests, cmocka ABI suites, the C examples
   install     # cmake --install; examples via pkg-config; find_package consumer; uninstalled .pc
   python      # pytest of bindings/python against build/ (found through PKG_CONFIG_PATH=build)
-  gpu_emulated  # the op-conformance suite on gpu:0 of the emulated GPU (tests/emulated_gpu)
+  gpu_emulated  # op conformance, capture/replay and the bench models on the emulated GPU's gpu:0
   rust        # cargo test of bindings/rust (max-c-sys + max-c) against build/
   go          # go test of bindings/go (cgo, pkg-config) against build/
   java        # mvn test of bindings/java (JNA) against build/libmax_c.so
@@ -163,14 +163,18 @@ suite_python() {
 # The op-conformance suite with its graphs on gpu:0 of the emulated GPU (tests/emulated_gpu/
 # README.md): libcuda and libnvrtc stand-ins that run every kernel on the host emulator, so
 # the GPU lowerings, the generated fused kernels and the kernel sources meet the numpy
-# references in CI. A case the GPU engine refuses skips, named; no accelerator is a failure.
+# references in CI; then capture/replay as (emulated) CUDA graphs, and the bench's model
+# families (encoder, decoder, ResNet, MLP at tiny sizes) imported onto gpu:0 against the ONNX
+# reference evaluator. A case the GPU engine refuses skips, named; no accelerator fails.
 suite_gpu_emulated() {
   ensure_build dev || { record fail "build (dev) for the emulated GPU"; return; }
   local libs=$MAX_C_ROOT/build/tests
   MAX_C_LIBRARY="$MAX_C_ROOT/build/libmax_c.so" PYTHONPATH=bindings/python \
     MAX_C_CUDA_LIBRARY="$libs/libmax_c_emulated_cuda.so" MAX_C_NVRTC_LIBRARY="$libs/libmax_c_emulated_nvrtc.so" \
     MAX_C_HIP_LIBRARY= MAX_C_CUBLASLT=0 MAX_C_KERNEL_CACHE_DIR="$MAX_C_ROOT/build/emulated-gpu-kernels" \
-    MAX_C_TEST_DEVICE=gpu MAX_C_REQUIRE_GPU=1 record_pytest gpu_emulated -n "$JOBS" bindings/python/tests/ops
+    MAX_C_TEST_DEVICE=gpu MAX_C_REQUIRE_GPU=1 record_pytest gpu_emulated -n "$JOBS" bindings/python/tests/ops \
+    bindings/python/tests/test_gpu_capture.py \
+    bindings/python/tests/bench/test_onnx_bench_models.py::test_max_c_on_the_gpu_matches_the_reference_evaluator
 }
 
 # cargo test of bindings/rust against build/ (its build.rs probes max_c through pkg-config):

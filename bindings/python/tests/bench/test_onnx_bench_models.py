@@ -1,8 +1,10 @@
 """The ONNX bench's model generators (bench/onnx_*.py) at tiny sizes: each family's graph,
 written as torch.onnx.export writes the real model, imports into max_c and gives what the
 ONNX reference evaluator (onnx.reference, always there with onnx) and ONNX Runtime (where
-installed) give, at two batch sizes and sequence lengths of one compiled model. Also the
-bench's worker protocol (bench/onnx_peer.py through bench/onnx_worker.py) on a tiny file.
+installed) give, at two batch sizes and sequence lengths of one compiled model; on gpu:0 too,
+where there is an accelerator (a real GPU, or the emulated one of scripts/test.sh
+gpu_emulated). Also the bench's worker protocol (bench/onnx_peer.py through
+bench/onnx_worker.py) on a tiny file.
 This keeps the bench's models importable as the importer and the engine change."""
 import importlib.util
 import sys
@@ -55,6 +57,19 @@ def run_max_c(path, feeds):
     return [[t.to_numpy() for t in model.execute(*[f[n] for n in names])] for f in feeds]
 
 
+def run_max_c_on(gpu, path, feeds):
+    """The model imported onto `gpu` whole, fed device tensors, its outputs copied back."""
+    from max_c.driver import CPU, Tensor
+    model = InferenceSession(devices=[CPU(), gpu], num_threads=1).load(str(path), device=gpu)
+    names = [s.name for s in model.input_metadata]
+    results = []
+    for f in feeds:
+        outputs = model.execute(*[Tensor.from_numpy(np.ascontiguousarray(f[n])).to(gpu) for n in names])
+        assert all(not t.device.is_host for t in outputs), "an output came back on the host"
+        results.append([t.to(CPU()).to_numpy() for t in outputs])
+    return results
+
+
 def assert_close(ours, theirs, what):
     for got, want in zip(ours, theirs):
         for g, w in zip(got, want):
@@ -74,6 +89,13 @@ def test_max_c_matches_the_reference_evaluator(family):
     reference = ReferenceEvaluator(str(path))
     want = [reference.run(None, f) for f in feeds]
     assert_close(run_max_c(path, feeds), want, f"{path.name}: max_c vs onnx.reference")
+
+
+def test_max_c_on_the_gpu_matches_the_reference_evaluator(family, gpu):
+    path, feeds = family
+    reference = ReferenceEvaluator(str(path))
+    want = [reference.run(None, f) for f in feeds]
+    assert_close(run_max_c_on(gpu, path, feeds), want, f"{path.name} on gpu:0: max_c vs onnx.reference")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None,
