@@ -6,9 +6,13 @@
 //
 // It reports itself as NVRTC 0.1 for sm_80 and sm_90: the version is part of the kernel
 // cache's key, so its images never mix with a real NVRTC's.
-#include <sys/stat.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
 
 #include <cstdint>
 #include <cstdio>
@@ -74,12 +78,9 @@ std::string module_source(const Program& p) {
 }
 
 bool write_file(const std::string& path, const std::string& text) {
-  const size_t slash = path.rfind('/');
-  if (slash != std::string::npos) {
-    // Headers may sit in folders ("common/platform.cuh"): make each one on the way.
-    for (size_t at = path.find('/', 1); at != std::string::npos && at <= slash; at = path.find('/', at + 1))
-      ::mkdir(path.substr(0, at).c_str(), 0700);
-  }
+  // Headers may sit in folders ("common/platform.cuh").
+  std::error_code ignored;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
   std::ofstream f(path, std::ios::binary);
   f << text;
   return static_cast<bool>(f);
@@ -92,23 +93,25 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-// Runs argv, its output into `log`; its exit status, or -1.
+// Runs argv, its output into `log`; its exit status, or -1. posix_spawn rather than fork: the
+// engine calls the compiler from a process with threads of its own.
 int run(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    if (std::freopen(log.c_str(), "w", stdout) && std::freopen(log.c_str(), "a", stderr)) ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
   int status = 0;
-  if (::waitpid(pid, &status, 0) < 0) return -1;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
-
-void remove_tree(const std::string& dir) { run({"rm", "-rf", dir}, "/dev/null"); }
 
 Result compile(Program& p, int num_options, const char* const* options) {
   char dir_template[] = "/tmp/max_c-emulated-nvrtc-XXXXXX";
@@ -127,7 +130,8 @@ Result compile(Program& p, int num_options, const char* const* options) {
   const int status = written ? run(argv, dir + "/log") : -1;
   p.log = read_file(dir + "/log");
   const std::string so = status == 0 ? read_file(dir + "/module.so") : std::string();
-  remove_tree(dir);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
   if (so.empty()) return kCompilation;
   // cuModuleLoadData is given no size: the image says it first (emulated_launch.h).
   const auto size = static_cast<uint64_t>(so.size());
