@@ -142,7 +142,8 @@ TEST(CudaGpu, FillAndCastKernelsRun) {
   gpu::Layout dense{};
   dense.dense = 1;
   gpu::Shape shape = gpu::fused_shape({n});
-  void* cast_args[] = {&x, &dense, &h, &shape};
+  int32_t saturate = 1;
+  void* cast_args[] = {&x, &dense, &h, &shape, &saturate};
   cast.module->launch(cast.function, blocks_for(n), nullptr, cast_args);
 
   std::vector<gpu::half> back(n);
