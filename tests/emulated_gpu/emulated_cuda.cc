@@ -8,7 +8,6 @@
 // makes, and a graph launch runs them in order. Device memory is host memory, so a pointer
 // the engine wrongly reads on the host goes unnoticed here: that is what a real GPU checks.
 #include <dlfcn.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -48,7 +47,6 @@ struct Graph {
 
 struct Module {
   void* handle = nullptr;
-  std::string path;
 };
 
 struct Function {
@@ -119,7 +117,6 @@ CUresult load_module(const void* image, Module* m) {
   const char* object = bytes + sizeof maxc::emulated_gpu::kImageMagic + sizeof size;
   const bool written = ::write(fd, object, size) == static_cast<ssize_t>(size);
   ::close(fd);
-  m->path = path;
   m->handle = written ? ::dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
   ::unlink(path);
   if (!m->handle) {

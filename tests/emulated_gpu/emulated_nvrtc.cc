@@ -118,8 +118,7 @@ Result compile(Program& p, int num_options, const char* const* options) {
   const char* dir_made = ::mkdtemp(dir_template);
   if (!dir_made) return kInternal;
   const std::string dir = dir_made;
-  std::vector<std::string> argv = {MAXC_EMULATED_CXX, MAXC_EMULATED_FLAGS, "-shared", "-Wl,-Bsymbolic",
-                                   "-I" MAXC_EMULATED_PCH_DIR,
+  std::vector<std::string> argv = {MAXC_EMULATED_CXX, MAXC_EMULATED_FLAGS, "-shared", "-I" MAXC_EMULATED_PCH_DIR,
                                    "-I" + dir, "-I" MAXC_EMULATED_TESTS_DIR};
   // The defines the kernels are configured by; the rest (architecture, float modes) are
   // NVRTC's own and mean nothing on the host.

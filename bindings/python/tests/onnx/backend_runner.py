@@ -8,7 +8,9 @@ ONNX importer or kernels do not have, or inputs that are not plain tensors).
 
 Cases run in a worker subprocess, so a crash or a hang fails that case only; the worker is
 restarted after one. `python backend_runner.py [--list FILE] [pattern...]` prints one line
-per case and the totals "N passed, M failed, K unsupported".
+per case and the totals "N passed, M failed, K unsupported". With MAX_C_TEST_DEVICE=gpu each
+model is imported onto gpu:0 and fed device tensors (a real GPU, or the emulated one of
+tests/emulated_gpu).
 """
 import glob
 import json
@@ -158,13 +160,14 @@ def run_case(session, name):
     except Exception as e:  # sequences, optionals, maps: not tensors
         return "unsupported", f"test data is not plain tensors ({type(e).__name__})"
     try:
-        model = session.load(os.path.join(case, "model.onnx"))
+        gpu = session.devices[1] if len(session.devices) > 1 else None
+        model = session.load(os.path.join(case, "model.onnx"), device=gpu)
         for inputs, outputs in loaded:
-            results = model.execute(*inputs)
+            results = model.execute(*[_to(gpu, x) for x in inputs])
             if len(results) != len(outputs):
                 return "fail", f"{len(results)} outputs, expected {len(outputs)}"
             for i, (got, want) in enumerate(zip(results, outputs)):
-                problem = _compare(got.to_numpy(), want, rtol, atol)
+                problem = _compare(_host_array(got), want, rtol, atol)
                 if problem:
                     return "fail", f"output {i}: {problem}"
     except _errors.MaxError as e:
@@ -182,9 +185,24 @@ def run_case(session, name):
     return "pass", ""
 
 
+def _to(gpu, array):
+    """An input as the model takes it: the array itself, or a tensor on the gpu."""
+    if gpu is None:
+        return array
+    from max_c.driver import Tensor
+    return Tensor.from_numpy(array).to(gpu)
+
+
+def _host_array(tensor):
+    from max_c.driver import CPU
+    return (tensor if tensor.device.is_host else tensor.to(CPU())).to_numpy()
+
+
 def _worker():
     import max_c.engine
-    session = max_c.engine.InferenceSession()
+    from max_c.driver import CPU, Accelerator
+    on_gpu = os.environ.get("MAX_C_TEST_DEVICE", "cpu") == "gpu"
+    session = max_c.engine.InferenceSession(devices=[CPU(), Accelerator()] if on_gpu else None)
     for line in sys.stdin:
         name = line.strip()
         status, detail = run_case(session, name)
