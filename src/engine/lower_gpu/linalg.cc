@@ -42,8 +42,8 @@ struct MatmulLaunch {
   int32_t b_transposed = 0;
   int64_t batch = 1;  // of one launch: the last batch dim
   cuda::LaunchShape shape;
-  // The launches over the batch dims before the last: each one's element offsets in A, B and
-  // C. Empty: one launch at offset 0.
+  // One launch per index of the batch dims before the last (one at offset 0 when there are
+  // none): each one's element offsets in A, B and C.
   struct Offsets {
     int64_t a = 0, b = 0, c = 0;
   };
@@ -65,6 +65,7 @@ MatmulLaunch plan_matmul(const LowerContext& ctx, bool rhs_transposed, int64_t b
   const int64_t launches = l.batch > 0 ? d.batch_count() / l.batch : 0;
   for (int64_t o = 0; launches > 1 && o < launches; ++o)
     l.outer.push_back({d.lhs_offset(o * l.batch), d.rhs_offset(o * l.batch), o * l.batch * d.m * d.n});
+  if (l.outer.empty()) l.outer.push_back({});
   l.batch = std::max<int64_t>(l.batch, 1);
   if (l.batch > 65535) ctx.unsupported("more than 65535 batches in the last batch dim (", l.batch, ")");
   l.shape.block[0] = l.shape.block[1] = kTile;
@@ -84,13 +85,13 @@ void launch_tiled(const GpuKernel& k, const MatmulLaunch& l, const KernelArgs& a
     return static_cast<const char*>(p) + elements * l.element_bytes;
   };
   const void* bias = l.bias_len > 0 ? a.inputs[2] : nullptr;
-  MatmulLaunch v = l;
-  const std::vector<MatmulLaunch::Offsets> one = {{}};
-  for (const MatmulLaunch::Offsets& o : l.outer.empty() ? one : l.outer) {
+  int64_t m = l.m, n = l.n, k_dim = l.k, a_stride = l.a_batch_stride, b_stride = l.b_batch_stride;
+  int64_t bias_len = l.bias_len;
+  int32_t b_transposed = l.b_transposed;
+  for (const MatmulLaunch::Offsets& o : l.outer) {
     const void *lhs = at(a.inputs[0], o.a), *rhs = at(a.inputs[1], o.b);
     void* out = const_cast<char*>(at(a.outputs[0], o.c));
-    void* args[] = {&lhs, &rhs, &bias, &out, &v.m, &v.n, &v.k, &v.a_batch_stride, &v.b_batch_stride,
-                    &v.b_transposed, &v.bias_len};
+    void* args[] = {&lhs, &rhs, &bias, &out, &m, &n, &k_dim, &a_stride, &b_stride, &b_transposed, &bias_len};
     k.launch(l.shape, a.stream, args);
   }
 }
@@ -148,7 +149,7 @@ std::shared_ptr<const cuda::CublasLtMatmul> plan_cublaslt(const LowerContext& ct
     *why_not = str_cat(library->name(), "'s bias is one value per output column, not one for all");
     return nullptr;
   }
-  if (!l.outer.empty()) {
+  if (l.outer.size() > 1) {
     *why_not = "batch dims that do not collapse into one (the tiled kernel loops over them)";
     return nullptr;
   }
