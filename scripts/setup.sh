@@ -19,19 +19,15 @@ APT_PACKAGES=(
   openjdk-17-jdk-headless maven
   libamdhip64-5 libhiprtc-builtins5 rocm-device-libs
 )
-# Python packages of .venv: numpy (op conformance, DLPack), pytest (the Python suites), wheel
-# (so the install test builds the binding's wheel offline), onnx (the ONNX backend node
-# cases the conformance suite runs through our importer), onnxruntime (the bench models'
-# test compares max_c with it on small versions of every bench model), pytest-xdist (the
-# emulated GPU's op suite compiles its kernels on every core). PIP_MODULES: what each imports as.
-PIP_PACKAGES=(numpy pytest wheel onnx onnxruntime pytest-xdist)
-PIP_MODULES=(numpy pytest wheel onnx onnxruntime xdist)
+# The Python packages of .venv come from hash-checked locks (scripts/requirements/*.txt,
+# compiled from the *.in beside them by scripts/lock_requirements.sh), so a new machine gets
+# the versions CI passed with, not whatever the registry serves that day. test.txt: numpy,
+# pytest and pytest-xdist, wheel (the install test builds the binding's wheel offline), onnx
+# and ml_dtypes (the ONNX backend node cases), onnxruntime (the peer the model tests compare
+# with). nvrtc.txt: NVIDIA's NVRTC wheel, which compiles the CUDA kernels without a GPU
+# (tests/gpu); optional, since it exists only for some platforms.
 VENV="$MAX_C_ROOT/.venv"
-# NVRTC, CUDA's runtime compiler, from NVIDIA's wheel: it runs without a GPU, and with it the
-# GPU tests (tests/gpu) compile every CUDA kernel source, so a kernel that does not compile
-# fails CI on machines without a GPU. Optional: where the wheel cannot be installed (no
-# network, another platform) setup goes on and those tests skip, saying why.
-NVRTC_PIP_PACKAGE=nvidia-cuda-nvrtc-cu12
+REQUIREMENTS="$MAX_C_ROOT/scripts/requirements"
 
 is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 
@@ -70,35 +66,35 @@ create_venv() {
   die "could not create $VENV (python3 -m venv failed)"
 }
 
-install_python_packages() {
-  local modules
-  modules=$(IFS=,; echo "${PIP_MODULES[*]}")
-  "$VENV/bin/python" -c "import $modules" >/dev/null 2>&1 && return 0
-  log "pip install ${PIP_PACKAGES[*]} into .venv"
-  local out
+# pip_install_lock NAME: installs scripts/requirements/NAME.txt into .venv unless the venv
+# already holds exactly that lock (a stamp named after the lock's hash). Returns pip's status.
+pip_install_lock() {
+  local lock=$REQUIREMENTS/$1.txt stamp
+  stamp=$VENV/.max_c-$1-$(sha256sum "$lock" | cut -c1-16)
+  [[ -f $stamp ]] && return 0
+  log "pip install -r scripts/requirements/$1.txt into .venv"
+  local out rc=0
   out=$(mktemp)
-  if ! "$VENV/bin/python" -m pip install --quiet "${PIP_PACKAGES[@]}" >"$out" 2>&1; then
+  "$VENV/bin/python" -m pip install --quiet --require-hashes --only-binary :all: -r "$lock" \
+    >"$out" 2>&1 || rc=$?
+  if ((rc == 0)); then
+    rm -f "$VENV"/.max_c-"$1"-*
+    touch "$stamp"
+  else
     tail -n 40 "$out" >&2
-    rm -f "$out"
-    die "pip install failed"
   fi
   rm -f "$out"
+  return "$rc"
 }
 
-# The wheel's libnvrtc.so.12 (scripts/test.sh looks for the same path), or nothing.
-nvrtc_library() { compgen -G "$VENV/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12" | head -n 1 || true; }
+install_python_packages() { pip_install_lock test || die "pip install failed"; }
 
 install_nvrtc() {
-  [[ -n $(nvrtc_library) ]] && return 0
-  log "pip install $NVRTC_PIP_PACKAGE into .venv (NVRTC, for the CUDA kernel compile checks)"
-  local out
-  out=$(mktemp)
-  if ! "$VENV/bin/python" -m pip install --quiet "$NVRTC_PIP_PACKAGE" >"$out" 2>&1; then
-    tail -n 5 "$out" >&2
-    log "warning: $NVRTC_PIP_PACKAGE could not be installed; the CUDA kernel compile checks will skip"
-  fi
-  rm -f "$out"
+  pip_install_lock nvrtc ||
+    log "warning: NVRTC could not be installed; the CUDA kernel compile checks will skip"
 }
+
+
 
 install_system_packages
 require_commands cmake ninja cc c++ pkg-config

@@ -183,7 +183,7 @@ suite_rust() {
   ensure_build dev || { record fail "build (dev) for the Rust binding"; return; }
   command -v cargo >/dev/null || { record fail "cargo is missing (install Rust with rustup)"; return; }
   local out=$SCRATCH/cargo.log
-  (cd bindings/rust && PKG_CONFIG_PATH="$MAX_C_ROOT/build" cargo test --quiet 2>&1) | tee "$out"
+  (cd bindings/rust && PKG_CONFIG_PATH="$MAX_C_ROOT/build" cargo test --locked --quiet 2>&1) | tee "$out"
   local rc=${PIPESTATUS[0]}
   local passed failed
   passed=$(grep -oE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$out" | grep -oE '[0-9]+ passed' |
@@ -289,7 +289,7 @@ suite_examples() {
   log "examples/c/mlp:"$'\n'"$want"
   local -A commands=(
     [python]="env MAX_C_LIBRARY=$MAX_C_ROOT/build/libmax_c.so PYTHONPATH=bindings/python .venv/bin/python examples/python/mlp.py"
-    [rust]="env -C bindings/rust PKG_CONFIG_PATH=$MAX_C_ROOT/build cargo run --quiet --example mlp"
+    [rust]="env -C bindings/rust PKG_CONFIG_PATH=$MAX_C_ROOT/build cargo run --locked --quiet --example mlp"
     [go]="env -C bindings/go PKG_CONFIG_PATH=$MAX_C_ROOT/build go run ./examples/mlp"
     [java]="java_mlp"
   )
