@@ -1,6 +1,7 @@
 #include "kernels/cpu/cast_packed_int.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/error.h"
 #include "base/packed_int.h"
@@ -59,16 +60,25 @@ void pack(const int64_t* v, void* out, int64_t begin, int64_t n) {
   }
 }
 
-// The source's elements [begin, begin + n) as int64 values.
+// The source's elements [begin, begin + n) as int64 values. A float source means a packed
+// integer destination, and rounds half to even: ONNX's rule for its 4-bit types, "rounding to
+// the nearest-integer (with ties to even) ... and truncating" (store_ints keeps the low bits).
 void load_ints(DType src, const void* in, int64_t begin, int64_t n, int64_t* v) {
   if (visit_packed_int(src, [&](auto f) { unpack<decltype(f)>(in, begin, n, v); })) return;
-  if (is_cast_minifloat(src)) {
-    float x[kChunk];
-    minifloat_to_float(src, in, begin, n, x);
-    for (int64_t i = 0; i < n; ++i) v[i] = saturate_to_int64(x[i]);
+  const bool minifloat = is_cast_minifloat(src);
+  if (!minifloat && !dtype_is_float(src)) {
+    elem::load_run(src, in, begin, 1, n, v);
     return;
   }
-  elem::load_run(src, in, begin, 1, n, v);
+  double x[kChunk];
+  if (minifloat) {
+    float f[kChunk];
+    minifloat_to_float(src, in, begin, n, f);
+    std::copy(f, f + n, x);
+  } else {
+    elem::load_run(src, in, begin, 1, n, x);
+  }
+  for (int64_t i = 0; i < n; ++i) v[i] = saturate_to_int64(std::nearbyint(x[i]));
 }
 
 // int64 values written as the destination's elements [begin, begin + n).

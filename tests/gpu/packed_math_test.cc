@@ -44,7 +44,7 @@ TYPED_TEST(PackedIntMath, EveryCodeReadsAsOnTheCpu) {
   }
 }
 
-// An int64 keeps its low bits; a float is truncated and saturated to int64 first.
+// An int64 keeps its low bits; a float is rounded half to even and saturated to int64 first.
 TYPED_TEST(PackedIntMath, ValuesWriteTheirLowBits) {
   using S = typename TypeParam::Gpu;
   using P = g::PackedFormat<S>;
@@ -53,7 +53,11 @@ TYPED_TEST(PackedIntMath, ValuesWriteTheirLowBits) {
     const uint32_t want = static_cast<uint32_t>(static_cast<uint64_t>(v) & P::mask);
     ASSERT_EQ(g::pack_code<S>(static_cast<g::i64>(v), true), want) << v;
   }
-  EXPECT_EQ(g::pack_code<S>(-1.9f, true), static_cast<uint32_t>(P::mask));  // -1
+  EXPECT_EQ(g::pack_code<S>(-1.4f, true), static_cast<uint32_t>(P::mask));  // -1
+  EXPECT_EQ(g::pack_code<S>(-0.6f, true), static_cast<uint32_t>(P::mask));  // -1
+  EXPECT_EQ(g::pack_code<S>(0.5f, true), 0u);                              // ties to even
+  EXPECT_EQ(g::pack_code<S>(1.5, true), 2u & P::mask);                     // ties to even
+  EXPECT_EQ(g::pack_code<S>(2.5f, true), 2u & P::mask);
   EXPECT_EQ(g::pack_code<S>(1e30, true), static_cast<uint32_t>(P::mask));   // INT64_MAX
   EXPECT_EQ(g::pack_code<S>(-1e30, true), 0u);                              // INT64_MIN
 }
@@ -77,10 +81,12 @@ TYPED_TEST(PackedIntMath, ElementsSitInTheirBytesAsOnTheCpu) {
     ASSERT_EQ((+g::pack_byte<g::i64, S>(x, b, n, true).bits), +want[static_cast<size_t>(b)]) << "byte " << b;
 }
 
-// What a cast computes in: int64 with a packed integer on either side, else the source's type.
-static_assert(std::is_same_v<g::PackedCastCompute<float, g::packed_int4>::type, g::i64>);
+// What a cast computes in: int64 with a packed integer on either side, except a float source
+// cast to a packed integer (pack_code rounds it), else the source's type.
+static_assert(std::is_same_v<g::PackedCastCompute<float, g::packed_int4>::type, float>);
+static_assert(std::is_same_v<g::PackedCastCompute<g::half, g::packed_uint4>::type, float>);
 static_assert(std::is_same_v<g::PackedCastCompute<g::packed_uint2, double>::type, g::i64>);
-static_assert(std::is_same_v<g::PackedCastCompute<g::float4_e2m1fn, g::packed_int2>::type, g::i64>);
+static_assert(std::is_same_v<g::PackedCastCompute<g::float4_e2m1fn, g::packed_int2>::type, float>);
 static_assert(std::is_same_v<g::PackedCastCompute<g::float4_e2m1fn, g::half>::type, float>);
 static_assert(std::is_same_v<g::PackedCastCompute<double, g::float4_e2m1fn>::type, double>);
 static_assert(std::is_same_v<g::PackedCastCompute<g::i32, g::float4_e2m1fn>::type, g::i64>);

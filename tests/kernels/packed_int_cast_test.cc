@@ -1,7 +1,7 @@
 // Unit tests of the casts to and from the sub-byte integers (kernels/cpu/cast_packed_int.h)
-// and of their lowering. The reference is written from what a cast means (kernels/cpu/cast.h:
-// truncate toward zero, keep the low bits, NaN -> 0) with plain arithmetic on the values,
-// not with the bit tricks of base/packed_int.h.
+// and of their lowering. The reference is written from what a cast means (an integer keeps its
+// low bits; a float rounds half to even first, NaN -> 0, as ONNX's int4.md says) with plain
+// arithmetic on the values, not with the bit tricks of base/packed_int.h.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,9 +37,12 @@ int64_t ref_wrap(const Format& f, int64_t v) {
   return r + lo;
 }
 
-// A float cast: truncated, NaN -> 0; every value here lies well inside int64.
+// A float cast: rounded half to even, NaN -> 0; every value here lies well inside int64.
 int64_t ref_from_float(const Format& f, float x) {
-  return std::isnan(x) ? 0 : ref_wrap(f, static_cast<int64_t>(std::trunc(static_cast<double>(x))));
+  if (std::isnan(x)) return 0;
+  const double lower = std::floor(static_cast<double>(x)), frac = static_cast<double>(x) - lower;
+  const bool up = frac > 0.5 || (frac == 0.5 && std::fmod(lower, 2.0) != 0.0);
+  return ref_wrap(f, static_cast<int64_t>(up ? lower + 1 : lower));
 }
 
 // Element i of a packed buffer as the value it encodes, by arithmetic on the byte.
@@ -56,7 +59,7 @@ std::vector<float> sample_floats(int64_t n) {
   std::mt19937 gen(5);
   std::uniform_real_distribution<float> u(-40.0f, 40.0f);
   for (float& x : v) x = u(gen);
-  if (n > 4) v[0] = NAN, v[1] = -0.5f, v[2] = 7.99f, v[3] = -8.0f;
+  if (n > 6) v[0] = NAN, v[1] = -0.5f, v[2] = 7.99f, v[3] = -8.0f, v[4] = 2.5f, v[5] = -1.5f;
   return v;
 }
 
@@ -152,7 +155,7 @@ TEST(CastPackedInt, OnnxBackendCases) {
 }
 
 // Between two packed dtypes, and between a packed dtype and float8/float4, through int64 and
-// float: int4 7 is float4's 6 (float4 saturates), float8 -2.5 truncates to int4 -2.
+// float: int4 7 is float4's 6 (float4 saturates), float8 -2.5 rounds to int4 -2 (half to even).
 TEST(CastPackedInt, PackedAndMinifloatSides) {
   const std::vector<uint8_t> i4 = {0x7F, 0x28};  // -1, 7, -8, 2
   std::vector<uint8_t> u2(1);

@@ -12,6 +12,7 @@
 #define MAXC_GPU_PACKED_CUH
 
 #include "cast.cuh"
+#include "math.cuh"
 #include "minifloat.cuh"
 #include "platform.cuh"
 
@@ -37,8 +38,8 @@ struct packed_int4 {
 };
 
 // What a stored type packs; `value` is false for every whole-byte type. is_int: a packed
-// integer, which a cast carries through int64 whatever the other side is (the CPU's
-// cast_packed_int).
+// integer, which a cast carries through int64 unless the source is a float, which rounds
+// first (PackedCastCompute; the CPU's cast_packed_int).
 template <class S>
 struct PackedFormat {
   static constexpr bool value = false, is_int = false;
@@ -66,12 +67,14 @@ struct ComputeOf<float4_e2m1fn> {
 };
 
 // What a cast from In to Out computes in, as the CPU's: int64 when either side is a packed
-// integer (cast_packed_int), else In's compute type (cast_minifloat: float, or double from
-// float64, which float4 then encodes straight from double).
+// integer (cast_packed_int), except that a float cast to a packed integer keeps In's float
+// compute type so that pack_code can round it; else In's compute type (cast_minifloat: float,
+// or double from float64, which float4 then encodes straight from double).
 template <class In, class Out>
 struct PackedCastCompute {
-  typedef typename Select<PackedFormat<In>::is_int || PackedFormat<Out>::is_int, i64,
-                          typename ComputeOf<In>::type>::type type;
+  typedef typename ComputeOf<In>::type InCompute;
+  typedef typename Select<PackedFormat<In>::is_int || (PackedFormat<Out>::is_int && !IsFloat<InCompute>::value),
+                          i64, InCompute>::type type;
 };
 
 // The bytes that n elements of packed S occupy.
@@ -92,12 +95,15 @@ MAXC_HD T unpack_code(u32 code) {
   }
 }
 
-// Compute value v as a code of packed S. An integer keeps v's low bits: v is an int64 already
-// (a cast to a packed integer computes in int64) or is converted to one as cast.cuh converts.
+// Compute value v as a code of packed S. An integer keeps v's low bits; a float v rounds half
+// to even first and saturates at int64's range (ONNX's rule for its 4-bit types: round to the
+// nearest even integer, then truncate; the CPU's cast_packed_int.h).
 template <class S, class T>
 MAXC_HD u32 pack_code(T v, bool saturate) {
   typedef PackedFormat<S> P;
-  if constexpr (P::is_int) {
+  if constexpr (P::is_int && IsFloat<T>::value) {
+    return static_cast<u32>(static_cast<u64>(convert_number<i64>(math::rint(static_cast<double>(v))))) & P::mask;
+  } else if constexpr (P::is_int) {
     return static_cast<u32>(static_cast<u64>(convert_number<i64>(v))) & P::mask;
   } else {
     return minifloat_code<Float4E2M1Fn>(v, saturate);
