@@ -37,11 +37,15 @@ TEST(Limits, HugeMatmulRowsCompileQuickly) {
 
 TEST(Limits, HugeConvolutionsCompileQuickly) {
   const Attrs nhwc{{"input_layout", std::string("NHWC")}, {"filter_layout", std::string("RSCF")}};
-  Graph g("wide");
-  ValueId x = g.add_input("x", f32({int64_t{1} << 20, 1 << 12, 1 << 12, 3}));
-  ValueId y = g.add_op("conv2d", {x, g.add_weight("f", f32({3, 3, 3, 8}))}, nhwc)[0];
-  g.set_outputs({{"y", y}});
-  EXPECT_LT(compile_seconds(g), 10.0);
+  for (const std::vector<Dim>& dims : {std::vector<Dim>{int64_t{1} << 20, 1 << 12, 1 << 12, 3},
+                                       std::vector<Dim>{int64_t{1} << 40, 8, 8, 3},
+                                       std::vector<Dim>{1, 8, (int64_t{1} << 32) + 1, 3}}) {
+    Graph g("wide");
+    ValueId x = g.add_input("x", f32(dims));
+    ValueId y = g.add_op("conv2d", {x, g.add_weight("f", f32({3, 3, 3, 8}))}, nhwc)[0];
+    g.set_outputs({{"y", y}});
+    EXPECT_LT(compile_seconds(g), 10.0) << dims_to_string(dims);
+  }
 }
 
 }  // namespace
