@@ -26,9 +26,12 @@
  *    race. tensor_list and option structs need external synchronization. Deleters and
  *    release callbacks may run on any thread.
  *  - Options structs start with size_t struct_size. Fill them with their *_init function,
- *    which writes defaults for the size you pass. The library accepts an older (smaller)
- *    struct by defaulting the missing tail and a newer (larger) one only if the unknown tail
- *    is all zero bytes.
+ *    which writes defaults for the size you pass. The library reads (and *_init writes) only
+ *    the first min(struct_size, the library's sizeof) bytes, never past either: an older
+ *    (smaller) struct gets defaults for the fields it lacks, and the tail of a newer (larger)
+ *    one, fields this library does not know, is ignored (an older library cannot honour
+ *    them; check max_abi_version() before relying on a newer field). struct_size must not
+ *    exceed the size of the struct you pass.
  *  - Versioning: within ABI major 1 the library only adds (functions, appended struct
  *    fields, appended enum values). Call max_check_abi(MAX_ABI_VERSION) once at start-up.
  */
@@ -391,7 +394,9 @@ typedef void (*max_release_fn)(void* user_data);
 
 /* A new zero-filled contiguous tensor. device NULL means the CPU. INVALID_ARGUMENT for an
  * unknown dtype, a rank outside [0, MAX_TENSOR_MAX_RANK], dims NULL with rank > 0, or a
- * negative dim; RESOURCE_EXHAUSTED when the size overflows or memory runs out. */
+ * negative dim; RESOURCE_EXHAUSTED when the dims (zeros aside) multiply to more than
+ * 2^57 - 1 elements, a limit that keeps every size in bytes and bits within int64, or when
+ * memory runs out. */
 MAX_API max_status_t* max_tensor_create(max_device_t* device, max_dtype_t dtype,
                                         const int64_t* dims, int32_t rank,
                                         max_tensor_t** out_tensor);
@@ -491,11 +496,15 @@ MAX_API max_status_t* max_buffer_size(const max_buffer_t* buffer, size_t* out_si
  * Export gives the consumer a DLManagedTensorVersioned (or the unversioned DLManagedTensor)
  * that shares the tensor's memory; shape and strides are always filled; a read-only tensor
  * sets DLPACK_FLAG_BITMASK_READ_ONLY. The consumer calls its deleter once when done; the
- * tensor handle may be released before or after.
+ * tensor handle may be released before or after. Calling the deleter of a struct the
+ * library exported a second time does nothing rather than freeing twice (the library keeps
+ * track of which of its exports are alive); the struct itself is gone after the first call.
  *
  * Import takes a producer's struct. On success the new tensor owns it and calls its deleter
  * exactly once, when the last view of the memory goes away. On failure nothing is taken:
- * the struct and its deleter stay the caller's. NULL strides mean row-major contiguous.
+ * the struct and its deleter stay the caller's. NULL strides mean row-major contiguous;
+ * shapes of more than 2^57 - 1 elements, and strides that reach further than that, are
+ * refused (RESOURCE_EXHAUSTED, INVALID_ARGUMENT).
  * DLPACK_FLAG_BITMASK_READ_ONLY makes the tensor read-only. Unsupported major versions,
  * devices, dtypes or lanes give INVALID_ARGUMENT (or UNIMPLEMENTED) naming them.
  * ====================================================================================== */
@@ -833,7 +842,8 @@ MAX_API max_status_t* max_model_compiled_model(const max_model_t* model,
  * outputs in a new list of new tensors. Inputs are checked before anything runs: their
  * count, dtype, rank, static dims, that every symbolic dim means one value across inputs,
  * and that they are on the model's device; INVALID_ARGUMENT names the input and the mismatch
- * and the model stays usable. Inputs are only read. The outputs are on the model's device;
+ * and the model stays usable. num_inputs is checked against the model before `inputs` is
+ * read, so a wrong count never reads past the array. Inputs are only read. The outputs are on the model's device;
  * on a GPU the call returns when they hold their values. Thread-safe: concurrent calls on one
  * model are supported. */
 MAX_API max_status_t* max_model_execute(max_model_t* model, max_tensor_t* const* inputs,

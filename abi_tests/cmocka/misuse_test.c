@@ -335,6 +335,7 @@ MISUSE(max_tensor_create) {
   const int64_t dims[2] = {2, 3};
   const int64_t negative[2] = {2, -3};
   const int64_t huge[3] = {INT64_MAX / 4, INT64_MAX / 4, 4};
+  const int64_t wraps[1] = {((int64_t)1 << 58) + 1};
   int64_t many[MAX_TENSOR_MAX_RANK + 1];
   max_tensor_t* t = SENTINEL_PTR;
   size_t i;
@@ -361,6 +362,11 @@ MISUSE(max_tensor_create) {
   assert_null(t);
   t = SENTINEL_PTR;
   EXPECT_STATUS(max_tensor_create(NULL, MAX_DTYPE_FLOAT32, huge, 3, &t),
+                MAX_STATUS_RESOURCE_EXHAUSTED, fn, "too many elements");
+  assert_null(t);
+  t = SENTINEL_PTR;
+  /* 2^58 + 1 float64s are 2^64 + 64 bits: once OK with a byte size of 8. */
+  EXPECT_STATUS(max_tensor_create(NULL, MAX_DTYPE_FLOAT64, wraps, 1, &t),
                 MAX_STATUS_RESOURCE_EXHAUSTED, fn, "too many elements");
   assert_null(t);
   t = SENTINEL_PTR;
@@ -1477,6 +1483,15 @@ MISUSE(max_model_execute) {
   EXPECT_BAD(max_model_execute(g_model, inputs, 2, &out), "takes 1 input(s) (x) but got 2");
   assert_null(out);
   EXPECT_BAD(max_model_execute(g_model, inputs, 0, &out), "takes 1 input(s) (x) but got 0");
+  {
+    /* The count is checked before the array is read: one element and a count far past it. */
+    max_tensor_t* one[1] = {g_tensor};
+    char expected[64];
+    snprintf(expected, sizeof expected, "takes 1 input(s) (x) but got %zu", (size_t)SIZE_MAX);
+    out = SENTINEL_PTR;
+    EXPECT_BAD(max_model_execute(g_model, one, SIZE_MAX, &out), expected);
+    assert_null(out);
+  }
 }
 
 MISUSE(max_model_execute_named) {

@@ -71,6 +71,12 @@ dnnl::post_ops post_ops_of(const ConvEpilogue& e, const dnnl::memory::desc& chan
 DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool has_bias, bool allow_reference,
                        const void* constant_filter, bool prefer_plain_filter, const ConvEpilogue& epilogue)
     : has_bias_(has_bias), epilogue_(epilogue) {
+  check_dnnl_params("conv2d groups", {s.groups}, 1);
+  check_dnnl_tensor("conv2d input", {s.batch, s.in_c, s.in_h, s.in_w});
+  check_dnnl_tensor("conv2d output", {s.batch, s.out_c, s.out_h, s.out_w});
+  check_dnnl_tensor("conv2d filter", {s.groups, s.out_c / s.groups, s.in_c / s.groups, s.kernel_h, s.kernel_w});
+  check_dnnl_params("conv2d strides and dilations", {s.stride_h, s.stride_w, s.dilation_h, s.dilation_w}, 1);
+  check_dnnl_params("conv2d pads", {s.pad_top, s.pad_bottom, s.pad_left, s.pad_right}, 0);
   try {
     const tag activations = s.channels_first ? tag::nchw : tag::nhwc;
     user_src_ = dnnl::memory::desc({s.batch, s.in_c, s.in_h, s.in_w}, type, activations);

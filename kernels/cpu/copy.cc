@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/checked_math.h"
 #include "base/error.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/transpose.h"
@@ -131,6 +132,7 @@ void contiguous_copy(const uint8_t* src, uint8_t* dst, int64_t bytes) {
 
 }  // namespace
 
+// Callers pass dims within the element limit (a checked_product), so no stride overflows.
 std::vector<int64_t> dense_strides(std::span<const int64_t> dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
@@ -146,15 +148,19 @@ StridedCopy plan_strided_copy(int32_t elem_bytes, std::span<const int64_t> dims,
   StridedCopy p;
   p.elem_bytes = elem_bytes;
   p.src_offset = src_offset;
-  p.num_elements = 1;
-  for (int64_t d : dims) p.num_elements *= d;
+  // The engine only plans shapes within the element limit; one past it here would wrap the
+  // count and every offset computed from it.
+  const std::optional<int64_t> count = checked_product(dims);
+  if (!count) fail(Code::kInvalidArgument, "strided copy: output dims multiply to more than ", kMaxElements, " elements");
+  p.num_elements = *count;
   if (p.num_elements == 0) return p;
 
   // Drop size-1 axes; merge an axis into its outer neighbour when the pair walks the source
   // like one axis (outer stride == inner stride * inner dim).
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == 1) continue;
-    if (!p.dims.empty() && p.src_strides.back() == src_strides[i] * dims[i]) {
+    const std::optional<int64_t> walked = checked_mul(src_strides[i], dims[i]);
+    if (!p.dims.empty() && walked && p.src_strides.back() == *walked) {
       p.dims.back() *= dims[i];
       p.src_strides.back() = src_strides[i];
     } else {

@@ -1,11 +1,22 @@
 #include "kernels/cpu/dnnl_engine.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <unordered_map>
 
+#include "base/checked_math.h"
 #include "base/str_cat.h"
 
 namespace maxc::cpu {
+namespace {
+
+std::string dims_text(const dnnl::memory::dims& dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) out += str_cat(i ? ", " : "", dims[i]);
+  return out + "]";
+}
+
+}  // namespace
 
 const dnnl::engine& dnnl_engine() {
   // Never destroyed: thread-local streams made from it may outlive static destructors.
@@ -57,6 +68,21 @@ void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dn
   dnnl::stream& stream = dnnl_stream();
   r.execute(stream, args);
   stream.wait();
+}
+
+void check_dnnl_tensor(std::string_view what, const dnnl::memory::dims& dims) {
+  static_assert(std::is_same_v<dnnl::memory::dim, int64_t>);
+  const std::optional<int64_t> count = checked_product(dims, kDnnlMaxExtent);
+  if (!count || *count == 0)
+    fail(Code::kUnimplemented, what, ": oneDNN takes dims in [1, ", kDnnlMaxExtent, "] and at most ", kDnnlMaxExtent,
+         " elements, not ", dims_text(dims));
+}
+
+void check_dnnl_params(std::string_view what, const dnnl::memory::dims& values, int64_t min) {
+  for (int64_t v : values)
+    if (v < min || v > kDnnlMaxExtent)
+      fail(Code::kUnimplemented, what, ": oneDNN takes values in [", min, ", ", kDnnlMaxExtent, "], not ",
+           dims_text(values));
 }
 
 void fail_dnnl(Code code, std::string_view what, const dnnl::error& e) {

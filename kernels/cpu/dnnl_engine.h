@@ -40,6 +40,16 @@ std::string layout_key(const dnnl::memory::desc& d);
 void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory& from,
                  const dnnl::memory& to, void* scratchpad);
 
+// What oneDNN is handed, checked first. oneDNN 2.6 keeps some extents of its CPU kernels in
+// int and divides by them while it plans (an input of [2^40, 4] truncated M to 0 and divided
+// by zero inside the matmul's blocking, killing the process at compile). So it only ever sees
+// tensors whose dims are each in [1, kDnnlMaxExtent] and whose element count is at most
+// kDnnlMaxExtent, and parameters (strides, pads, dilations) in [min, kDnnlMaxExtent]; anything
+// else is UNIMPLEMENTED naming `what`, which the callers answer with their own kernels.
+inline constexpr int64_t kDnnlMaxExtent = INT32_MAX;
+void check_dnnl_tensor(std::string_view what, const dnnl::memory::dims& dims);
+void check_dnnl_params(std::string_view what, const dnnl::memory::dims& values, int64_t min);
+
 // Rethrows a oneDNN error as ours, saying what we were doing.
 [[noreturn]] void fail_dnnl(Code code, std::string_view what, const dnnl::error& e);
 

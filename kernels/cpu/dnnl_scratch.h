@@ -4,6 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+
+#include "base/checked_math.h"
+#include "base/error.h"
 
 namespace maxc::cpu {
 
@@ -11,10 +15,14 @@ class ScratchLayout {
  public:
   static constexpr uint64_t kAlign = 64;
 
-  // Reserves `bytes` and returns the piece's offset; zero bytes reserve nothing.
+  // Reserves `bytes` and returns the piece's offset; zero bytes reserve nothing. Each piece
+  // fits the element limit, their sum may not: RESOURCE_EXHAUSTED rather than a size that wraps.
   uint64_t add(uint64_t bytes) {
     const uint64_t offset = size_;
-    size_ += (bytes + kAlign - 1) / kAlign * kAlign;
+    const std::optional<uint64_t> padded = checked_add(bytes, kAlign - 1);
+    const std::optional<uint64_t> end = padded ? checked_add(size_, *padded / kAlign * kAlign) : std::nullopt;
+    if (!end) fail(Code::kResourceExhausted, "a kernel's scratch needs more than 2^64 bytes");
+    size_ = *end;
     return offset;
   }
   uint64_t size() const { return size_; }

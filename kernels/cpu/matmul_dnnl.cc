@@ -59,6 +59,9 @@ DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const 
   has_bias_ = e.has_bias;
   const size_t rank = d.out_batch.size() + 2;
   if (rank > DNNL_MAX_NDIMS) fail(Code::kUnimplemented, "matmul with ", rank - 2, " batch dims after collapsing");
+  check_dnnl_tensor("matmul lhs", with_matrix(d.lhs_batch, d.m, d.k));
+  check_dnnl_tensor("matmul rhs", with_matrix(d.rhs_batch, d.k, d.n));
+  check_dnnl_tensor("matmul result", with_matrix(d.out_batch, d.m, d.n));
   try {
     src_ = dense_desc(with_matrix(d.lhs_batch, d.m, d.k), type);
     user_weights_ = d.rhs_transposed ? transposed_desc(d, type) : dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);

@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include "base/checked_math.h"
+
 namespace maxc {
 namespace {
 
@@ -92,8 +94,12 @@ bool dtype_is_sub_byte(DType d) {
 
 bool dtype_is_packed_int(DType d) { return dtype_is_integral(d) && dtype_is_sub_byte(d); }
 
+// A count too large for its size to fit saturates at UINT64_MAX rather than wrapping to a
+// small number: no allocation or size comparison can then succeed with it. Code that must
+// tell the two apart asks checked_byte_size (base/checked_math.h).
 uint64_t dtype_bytes_for(DType d, uint64_t count) {
-  return (count * static_cast<uint64_t>(dtype_size_in_bits(d)) + 7) / 8;
+  if (!dtype_is_valid(d)) return 0;
+  return checked_byte_size(d, count).value_or(UINT64_MAX);
 }
 
 }  // namespace maxc

@@ -1,5 +1,8 @@
 #include "capi/capi.h"
 
+#include <new>
+#include <stdexcept>
+
 namespace maxc::capi {
 
 max_status_t* status_from_current_exception(const char* function) noexcept {
@@ -7,8 +10,12 @@ max_status_t* status_from_current_exception(const char* function) noexcept {
     throw;
   } catch (const Error& e) {
     return make_status(e.code(), std::string(function) + ": " + e.what());
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc&) {  // std::bad_array_new_length too
     return make_status(Code::kResourceExhausted, std::string(function) + ": out of memory");
+  } catch (const std::length_error& e) {
+    // A container asked for more than it can ever hold (a size from a file or an argument):
+    // the request is too large, not a bug of the library.
+    return make_status(Code::kResourceExhausted, std::string(function) + ": too large: " + e.what());
   } catch (const std::exception& e) {
     MAXC_LOG(kError, function, ": internal error: ", e.what());
     return make_status(Code::kInternal, std::string(function) + ": internal error: " + e.what());

@@ -3,6 +3,7 @@
 // below; they hold no logic of their own (DESIGN §1).
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -107,7 +108,11 @@ const TensorType& value_type(const max_value_t* value);
 Ref<Buffer> text_buffer(const std::string& text);
 Ref<Device> device_arg_or_cpu(max_device_t* device, const char* arg);
 
-// ---- options structs: older sizes get defaults, newer ones a zero tail ----
+// ---- options structs: the library reads and writes only the fields both sides know ----
+// struct_size is the caller's word for how large its struct is, and nothing checks it: so the
+// library touches only the first min(struct_size, sizeof(Options)) bytes. An older (smaller)
+// struct gets defaults for the fields it lacks; the tail of a newer (larger) one, fields this
+// library does not know, is never read or written (include/max_c.h, "Options structs").
 
 template <typename Options>
 Options read_options(const Options* user, const Options& defaults, const char* arg) {
@@ -116,28 +121,19 @@ Options read_options(const Options* user, const Options& defaults, const char* a
   if (user->struct_size < sizeof(size_t))
     fail(Code::kInvalidArgument, arg, "->struct_size is ", user->struct_size,
          "; fill the struct with its _init function");
-  const auto* bytes = reinterpret_cast<const unsigned char*>(user);
-  for (size_t i = sizeof(Options); i < user->struct_size; ++i)
-    if (bytes[i] != 0)
-      fail(Code::kInvalidArgument, arg, " is ", user->struct_size,
-           " bytes, newer than this library's ", sizeof(Options), ", and byte ", i,
-           " of the part it does not know is not zero: the option there is unsupported");
   std::memcpy(&result, user, std::min(user->struct_size, sizeof(Options)));
   result.struct_size = sizeof(Options);
   return result;
 }
 
-// Fills `struct_size` bytes of `out` with the defaults' first bytes (the caller's size, not
-// ours: an older program's struct is smaller).
+// Fills the first min(struct_size, sizeof(Options)) bytes of `out` with the defaults' and
+// records the caller's struct_size.
 template <typename Options>
 void init_options(Options* out, size_t struct_size, const Options& defaults, const char* arg) {
   if (!out) fail(Code::kInvalidArgument, arg, " is NULL");
   if (struct_size < sizeof(size_t))
     fail(Code::kInvalidArgument, "struct_size ", struct_size, " is too small for ", arg);
   std::memcpy(out, &defaults, std::min(struct_size, sizeof(Options)));
-  if (struct_size > sizeof(Options))
-    std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(Options), 0,
-                struct_size - sizeof(Options));
   out->struct_size = struct_size;
 }
 

@@ -29,6 +29,18 @@ std::vector<Ref<Tensor>> tensor_args(max_tensor_t* const* tensors, size_t count,
   return result;
 }
 
+// The model's inputs, counted before the array is read: a wrong count must never make the
+// library read past the caller's array.
+std::vector<Ref<Tensor>> model_inputs(const Model& m, max_tensor_t* const* tensors, size_t count) {
+  const auto& specs = m.compiled()->inputs();
+  if (count != specs.size()) {
+    std::string names;
+    for (const auto& spec : specs) names += (names.empty() ? "" : ", ") + spec->name();
+    fail(Code::kInvalidArgument, "the model takes ", specs.size(), " input(s) (", names, ") but got ", count);
+  }
+  return tensor_args(tensors, count, "inputs");
+}
+
 std::span<const uint64_t> key_args(const uint64_t* keys, size_t count) {
   if (count > 0 && !keys) fail(Code::kInvalidArgument, "graph_keys is NULL with a count of ", count);
   return {keys, count};
@@ -68,7 +80,7 @@ max_status_t* max_model_execute(max_model_t* model, max_tensor_t* const* inputs,
   return MAXC_GUARD({
     auto& out = out_param(out_outputs, "out_outputs");
     const Model& m = deref(model, "model");
-    out = to_list(m.execute(tensor_args(inputs, num_inputs, "inputs")));
+    out = to_list(m.execute(model_inputs(m, inputs, num_inputs)));
   });
 }
 
@@ -94,7 +106,7 @@ max_status_t* max_model_capture(max_model_t* model, const uint64_t* graph_keys, 
   return MAXC_GUARD({
     auto& out = out_param(out_outputs, "out_outputs");
     Model& m = deref(model, "model");
-    out = to_list(m.capture(key_args(graph_keys, num_keys), tensor_args(inputs, num_inputs, "inputs")));
+    out = to_list(m.capture(key_args(graph_keys, num_keys), model_inputs(m, inputs, num_inputs)));
   });
 }
 
@@ -102,7 +114,7 @@ max_status_t* max_model_replay(max_model_t* model, const uint64_t* graph_keys, s
                                max_tensor_t* const* inputs, size_t num_inputs) {
   return MAXC_GUARD({
     const Model& m = deref(model, "model");
-    m.replay(key_args(graph_keys, num_keys), tensor_args(inputs, num_inputs, "inputs"));
+    m.replay(key_args(graph_keys, num_keys), model_inputs(m, inputs, num_inputs));
   });
 }
 
@@ -110,7 +122,7 @@ max_status_t* max_model_debug_verify_replay(max_model_t* model, const uint64_t* 
                                             max_tensor_t* const* inputs, size_t num_inputs) {
   return MAXC_GUARD({
     const Model& m = deref(model, "model");
-    m.debug_verify_replay(key_args(graph_keys, num_keys), tensor_args(inputs, num_inputs, "inputs"));
+    m.debug_verify_replay(key_args(graph_keys, num_keys), model_inputs(m, inputs, num_inputs));
   });
 }
 

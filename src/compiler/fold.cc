@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "base/checked_math.h"
 #include "compiler/passes.h"
 
 namespace maxc {
@@ -21,9 +22,15 @@ bool foldable(const Program& p, const Node& n, const std::map<ValueId, const Con
   for (ValueId v : n.outputs) {
     const TensorType& t = p.types[v];
     if (!t.is_static()) return false;
-    bytes += dtype_bytes_for(t.dtype, static_cast<uint64_t>(t.num_elements().static_value()));
+    std::vector<int64_t> dims;
+    for (const Dim& d : t.dims) dims.push_back(d.static_value());
+    std::optional<int64_t> count = checked_product(dims);
+    std::optional<uint64_t> size = count ? checked_byte_size(t.dtype, static_cast<uint64_t>(*count)) : std::nullopt;
+    std::optional<uint64_t> total = size ? checked_add(bytes, *size) : std::nullopt;
+    if (!total || *total > limit) return false;  // too large to fold, whatever the limit
+    bytes = *total;
   }
-  return bytes <= limit;
+  return true;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "driver/dlpack.h"
 
 #include <memory>
+#include <mutex>
+#include <unordered_set>
 
 #include "base/error.h"
 
@@ -63,8 +65,33 @@ struct ExportHolder {
   std::vector<int64_t> strides;
 };
 
+// The structs exported and not yet deleted, by address. A consumer that calls a deleter
+// twice gets a no-op the second time instead of a double free: the deleter looks its
+// argument up here before it reads anything through it.
+class LiveExports {
+ public:
+  void add(const void* managed) {
+    std::lock_guard lock(mu_);
+    live_.insert(managed);
+  }
+  bool remove(const void* managed) {
+    std::lock_guard lock(mu_);
+    return live_.erase(managed) > 0;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_set<const void*> live_;
+};
+
+LiveExports& live_exports() {
+  static LiveExports* live = new LiveExports;  // never destroyed: deleters may run during exit
+  return *live;
+}
+
 template <typename Managed>
 void delete_export(Managed* self) {
+  if (!self || !live_exports().remove(self)) return;
   delete static_cast<ExportHolder<Managed>*>(self->manager_ctx);
 }
 
@@ -86,6 +113,7 @@ Managed* export_tensor(const Ref<Tensor>& tensor) {
   dl.strides = holder->strides.empty() ? nullptr : holder->strides.data();
   holder->managed.manager_ctx = holder.get();
   holder->managed.deleter = &delete_export<Managed>;
+  live_exports().add(&holder->managed);  // may throw: the holder is still ours to free
   return &holder.release()->managed;
 }
 

@@ -1,8 +1,8 @@
 #include "driver/tensor.h"
 
 #include <cstring>
-#include <limits>
 
+#include "base/checked_math.h"
 #include "base/error.h"
 #include "driver/cuda/cuda_device.h"
 
@@ -18,15 +18,14 @@ int64_t checked_num_elements(DType dtype, const std::vector<int64_t>& dims) {
   if (!dtype_is_valid(dtype)) fail(Code::kInvalidArgument, "unknown dtype ", static_cast<int32_t>(dtype));
   if (dims.size() > static_cast<size_t>(kMaxRank))
     fail(Code::kInvalidArgument, "rank ", dims.size(), " exceeds the maximum of ", kMaxRank);
-  constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 8;  // bits stay in int64
-  int64_t count = 1;
-  for (size_t i = 0; i < dims.size(); ++i) {
+  for (size_t i = 0; i < dims.size(); ++i)
     if (dims[i] < 0) fail(Code::kInvalidArgument, "dim ", i, " is negative in shape ", dims_to_string(dims));
-    if (dims[i] != 0 && count > kLimit / dims[i])
-      fail(Code::kResourceExhausted, "shape ", dims_to_string(dims), " has too many elements");
-    count *= dims[i];
-  }
-  return count;
+  // kMaxElements leaves room for the widest dtype's bytes and bits (base/checked_math.h).
+  std::optional<int64_t> count = checked_product(dims);
+  if (!count)
+    fail(Code::kResourceExhausted, "shape ", dims_to_string(dims), " has too many elements (its nonzero dims ",
+         "multiply past ", kMaxElements, ")");
+  return *count;
 }
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
@@ -53,6 +52,31 @@ Ref<Tensor> Tensor::create(Ref<Device> device, DType dtype, std::vector<int64_t>
                                        std::move(strides), false));
 }
 
+namespace {
+
+// The elements a strided view may address lie within sum(|stride| * (dim - 1)) of its first:
+// that span must fit the element limit, so that no offset computed from the strides (here,
+// in kernels, in copies) can overflow, whatever strides a DLPack producer or caller gave.
+void check_stride_span(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  for (int64_t d : dims)
+    if (d == 0) return;  // no element is ever addressed
+  auto too_far = [&] {
+    fail(Code::kInvalidArgument, "strides ", dims_to_string(strides), " of shape ", dims_to_string(dims),
+         " reach more than ", kMaxElements, " elements");
+  };
+  int64_t span = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;  // any stride: it is only ever multiplied by index 0
+    if (strides[i] == INT64_MIN) too_far();
+    const int64_t step = strides[i] < 0 ? -strides[i] : strides[i];
+    std::optional<int64_t> reach = checked_mul(step, dims[i] - 1);
+    if (!reach || *reach > kMaxElements - span) too_far();
+    span += *reach;
+  }
+}
+
+}  // namespace
+
 Ref<Tensor> Tensor::view_of(Ref<Storage> storage, uint64_t byte_offset, DType dtype,
                             std::vector<int64_t> dims, std::vector<int64_t> strides,
                             bool read_only) {
@@ -60,6 +84,9 @@ Ref<Tensor> Tensor::view_of(Ref<Storage> storage, uint64_t byte_offset, DType dt
   if (strides.empty()) strides = contiguous_strides(dims);
   if (strides.size() != dims.size())
     fail(Code::kInvalidArgument, "strides have ", strides.size(), " entries for rank ", dims.size());
+  check_stride_span(dims, strides);
+  if (byte_offset > static_cast<uint64_t>(INT64_MAX))
+    fail(Code::kInvalidArgument, "byte offset ", byte_offset, " does not fit an int64");
   return Ref<Tensor>::adopt(new Tensor(std::move(storage), byte_offset, dtype, std::move(dims),
                                        std::move(strides), read_only));
 }

@@ -39,15 +39,19 @@ uint64_t largest_output_bytes(const Node& n, std::span<const Shape> shapes) {
 }
 
 // The most items per slice that keep the loop's largest value under kBatchLoopSliceBytes,
-// dividing the batch (every pass runs the same kernels).
+// dividing the batch (every pass runs the same kernels), and smaller than the batch. The
+// search counts down from the largest slice that fits, so it takes at most
+// kBatchLoopSliceBytes / item_bytes steps (and fewer than the batch), whatever the batch: a
+// file's static batch of 2^40 once made compile count up to it.
 int64_t slice_for(const Program& p, const BatchLoop& loop, std::span<const Shape> shapes) {
   uint64_t item_bytes = 1;
   for (size_t k = loop.first; k < loop.end; ++k)
     item_bytes = std::max(item_bytes, largest_output_bytes(p.nodes[k], shapes) / static_cast<uint64_t>(loop.batch));
-  int64_t slice = 1;
-  for (int64_t d = 2; d < loop.batch; ++d)
-    if (loop.batch % d == 0 && static_cast<uint64_t>(d) * item_bytes <= kBatchLoopSliceBytes) slice = d;
-  return slice;
+  const uint64_t fits = kBatchLoopSliceBytes / item_bytes;
+  const int64_t largest = static_cast<int64_t>(std::min<uint64_t>(fits, static_cast<uint64_t>(loop.batch - 1)));
+  for (int64_t d = largest; d >= 2; --d)
+    if (loop.batch % d == 0) return d;
+  return 1;
 }
 
 // A stretch of nodes being gathered into a loop.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/checked_math.h"
 #include "driver/device.h"
 #include "engine/batch_loop.h"
 #include "engine/memory_plan.h"
@@ -52,6 +53,11 @@ Shape concrete(const TensorType& t, const SymbolValues& symbols, ValueId v) {
            " for these inputs; a dim cannot be negative");
     s.dims.push_back(n);
   }
+  // The symbols' values may make a shape no tensor can have: refused before anything sizes
+  // a buffer or a loop from it.
+  if (!checked_product(s.dims))
+    fail(Code::kInvalidArgument, "value %", v, " of type ", t, " gets shape ", s.to_string(),
+         " for these inputs, more than ", kMaxElements, " elements");
   return s;
 }
 

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "base/checked_math.h"
+
 #include "driver/device.h"
 #include "engine/lower/lower.h"
 #include "engine/lower_gpu/lower_gpu.h"
@@ -9,10 +11,12 @@
 
 namespace maxc {
 
+// Plans only hold shapes that passed the element limit (exec_plan.cc), so a failure here is
+// a lowering that made an impossible shape of its own.
 int64_t Shape::num_elements() const {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
+  std::optional<int64_t> n = checked_product(dims);
+  if (!n) fail(Code::kInvalidArgument, "shape ", to_string(), " has more than ", kMaxElements, " elements");
+  return *n;
 }
 
 std::string Shape::to_string() const {

@@ -3,11 +3,22 @@
 #include <algorithm>
 #include <numeric>
 
+#include "base/checked_math.h"
+#include "base/error.h"
+
 namespace maxc {
 
 namespace {
 
-uint64_t aligned(uint64_t bytes) { return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
+// Each buffer fits the element limit, but a plan's buffers together may not fit 64 bits:
+// every sum of sizes and offsets is checked, so the arena is never sized by one that wrapped.
+uint64_t add_bytes(uint64_t a, uint64_t b) {
+  const std::optional<uint64_t> sum = checked_add(a, b);
+  if (!sum) fail(Code::kResourceExhausted, "the plan's buffers need more than 2^64 bytes");
+  return *sum;
+}
+
+uint64_t aligned(uint64_t bytes) { return add_bytes(bytes, kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
 
 bool lifetimes_meet(const BufferLife& a, const BufferLife& b) { return a.first <= b.last && b.first <= a.last; }
 
@@ -16,7 +27,7 @@ uint64_t first_fit(std::vector<std::pair<uint64_t, uint64_t>>& taken, uint64_t s
   std::sort(taken.begin(), taken.end());
   uint64_t offset = 0;
   for (const auto& [begin, end] : taken) {
-    if (offset + size <= begin) break;
+    if (add_bytes(offset, size) <= begin) break;
     offset = std::max(offset, end);
   }
   return offset;
@@ -35,14 +46,14 @@ ArenaLayout plan_arena(const std::vector<BufferLife>& buffers) {
   std::vector<size_t> placed;
   for (size_t i : order) {
     const uint64_t size = aligned(buffers[i].bytes);
-    layout.total_bytes += size;
+    layout.total_bytes = add_bytes(layout.total_bytes, size);
     if (size == 0) continue;
     std::vector<std::pair<uint64_t, uint64_t>> taken;
     for (size_t j : placed)
       if (lifetimes_meet(buffers[i], buffers[j]))
-        taken.emplace_back(layout.offsets[j], layout.offsets[j] + aligned(buffers[j].bytes));
+        taken.emplace_back(layout.offsets[j], add_bytes(layout.offsets[j], aligned(buffers[j].bytes)));
     layout.offsets[i] = first_fit(taken, size);
-    layout.arena_bytes = std::max(layout.arena_bytes, layout.offsets[i] + size);
+    layout.arena_bytes = std::max(layout.arena_bytes, add_bytes(layout.offsets[i], size));
     placed.push_back(i);
   }
   return layout;

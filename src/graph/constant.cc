@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/checked_math.h"
 #include "base/error.h"
 #include "base/packed_int.h"
 
@@ -17,12 +18,15 @@ void Constant::validate(const std::string& what) const {
   type.validate(what);
   if (!type.is_static())
     fail(Code::kInvalidArgument, what, ": a constant needs a static shape, got ", dims_to_string(type.dims));
-  uint64_t count = 1;
-  for (const Dim& d : type.dims) {
-    if (__builtin_mul_overflow(count, static_cast<uint64_t>(d.static_value()), &count))
-      fail(Code::kInvalidArgument, what, ": shape ", dims_to_string(type.dims), " has too many elements");
-  }
-  uint64_t want = dtype_bytes_for(type.dtype, count);
+  std::vector<int64_t> dims;
+  for (const Dim& d : type.dims) dims.push_back(d.static_value());
+  // type.validate bounds the product already; a size that still fails to fit is refused the same way.
+  std::optional<int64_t> count = checked_product(dims);
+  std::optional<uint64_t> bytes = count ? checked_byte_size(type.dtype, static_cast<uint64_t>(*count)) : std::nullopt;
+  if (!bytes)
+    fail(Code::kInvalidArgument, what, ": shape ", dims_to_string(type.dims), " has more than ", kMaxElements,
+         " elements");
+  const uint64_t want = *bytes;
   if (size != want)
     fail(Code::kInvalidArgument, what, ": ", type.to_string(), " takes ", want, " bytes, got ", size);
   if (size > 0 && !data) fail(Code::kInvalidArgument, what, ": no data for ", size, " bytes");

@@ -3,9 +3,27 @@
 #include <algorithm>
 #include <ostream>
 
+#include "base/checked_math.h"
 #include "base/error.h"
 
 namespace maxc {
+namespace {
+
+// The static dims of a shape must multiply within the element limit, or the compiler and
+// the kernels would size buffers from a product that wraps. That holds whatever values the
+// symbolic dims take (the limit binds the nonzero dims even of an empty tensor, see
+// checked_product), so it is checked here, at graph build; the whole shape is checked again
+// when the symbols get values (engine/exec_plan.cc).
+void check_static_size(const TensorType& t, const std::string& what) {
+  std::vector<int64_t> sizes;
+  for (const Dim& d : t.dims)
+    if (d.is_static()) sizes.push_back(d.static_value());
+  if (!checked_product(sizes))
+    fail(Code::kInvalidArgument, what, ": the dims of shape ", dims_to_string(t.dims), " multiply to more than ",
+         kMaxElements, " elements");
+}
+
+}  // namespace
 
 std::string DeviceRef::to_string() const {
   return (kind == DeviceKind::kGpu ? "gpu:" : "cpu:") + std::to_string(id);
@@ -34,6 +52,7 @@ void TensorType::validate(const std::string& what) const {
     if (dims[i].is_static() && dims[i].static_value() < 0)
       fail(Code::kInvalidArgument, what, ": dim ", i, " of ", dims_to_string(dims), " is negative");
   }
+  check_static_size(*this, what);
 }
 
 std::ostream& operator<<(std::ostream& out, const DeviceRef& d) { return out << d.to_string(); }

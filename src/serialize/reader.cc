@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 #include <flatbuffers/flatbuffers.h>
@@ -456,6 +457,8 @@ LoadedGraph read(std::span<const uint8_t> bytes, std::shared_ptr<const void> kee
     fail(c, "cannot load ", what, ": ", e.what());
   } catch (const std::bad_alloc&) {
     fail(Code::kResourceExhausted, "cannot load ", what, ": out of memory");
+  } catch (const std::length_error& e) {
+    fail(Code::kResourceExhausted, "cannot load ", what, ": too large: ", e.what());
   } catch (const std::exception& e) {
     fail(Code::kInvalidArgument, "cannot load ", what, ": ", e.what());
   }

@@ -21,6 +21,17 @@ TEST(DType, CodesFollowMaxEncoding) {
   }
 }
 
+// A byte size that does not fit saturates: FLOAT64 [2^58 + 1] once came out as 8 bytes
+// (2^64 + 64 bits wrapped), and a buffer that small was then written as if it held them all.
+TEST(DType, BytesForNeverWraps) {
+  EXPECT_EQ(dtype_bytes_for(DType::kFloat64, (uint64_t{1} << 58) + 1), UINT64_MAX);
+  EXPECT_EQ(dtype_bytes_for(DType::kFloat32, (uint64_t{1} << 59) + 1), UINT64_MAX);
+  EXPECT_EQ(dtype_bytes_for(DType::kInt4, UINT64_MAX), UINT64_MAX);
+  EXPECT_EQ(dtype_bytes_for(DType::kFloat64, uint64_t{1} << 56), uint64_t{1} << 59);
+  EXPECT_EQ(dtype_bytes_for(DType::kInt4, 3), 2u);
+  EXPECT_EQ(dtype_bytes_for(DType::kInvalid, 3), 0u);
+}
+
 TEST(DType, Traits) {
   EXPECT_EQ(dtype_size_in_bytes(DType::kFloat64), 8);
   EXPECT_EQ(dtype_size_in_bits(DType::kFloat4E2M1Fn), 4);

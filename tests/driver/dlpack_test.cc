@@ -88,6 +88,27 @@ TEST(DLPackExport, KeepsTheTensorAlive) {
   EXPECT_EQ(released, 1);
 }
 
+// A consumer that calls the deleter twice must not free twice: the second call does nothing
+// (it once freed the holder a second time, a double free).
+TEST(DLPackExport, SecondDeleterCallIsANoOp) {
+  int released = 0;
+  std::vector<int32_t> memory = {1, 2, 3};
+  auto t = Tensor::borrow(Device::cpu(), memory.data(), 0, DType::kInt32, {3}, {}, false,
+                          [&released] { ++released; });
+  DLManagedTensorVersioned* versioned = to_dlpack(t);
+  DLManagedTensor* unversioned = to_dlpack_unversioned(t);
+  t = Ref<Tensor>();
+  auto versioned_deleter = versioned->deleter;
+  auto unversioned_deleter = unversioned->deleter;
+  versioned_deleter(versioned);
+  versioned_deleter(versioned);
+  EXPECT_EQ(released, 0);  // the unversioned export still holds the tensor
+  unversioned_deleter(unversioned);
+  unversioned_deleter(unversioned);
+  EXPECT_EQ(released, 1);
+  versioned_deleter(nullptr);  // and a NULL struct is no export at all
+}
+
 TEST(DLPackExport, StridedViewWithOffsetAndReadOnly) {
   auto base = iota_i32({2, 3});
   // Rows reversed, starting at row 1.
@@ -332,6 +353,28 @@ TEST(DLPackImport, FailuresLeaveOwnershipWithTheCaller) {
     VersionedProducer p({2, 3});
     p.shape[1] = -3;
     expect_import_fails(p, imp, Code::kInvalidArgument, "negative");
+  }
+  {
+    // Sizes that wrap: FLOAT64 [2^58 + 1] is 2^64 + 64 bits.
+    VersionedProducer p({2});
+    p.shape[0] = (int64_t{1} << 58) + 1;
+    p.managed.dl_tensor.dtype = DLDataType{kDLFloat, 64, 1};
+    expect_import_fails(p, imp, Code::kResourceExhausted, "too many elements");
+  }
+  {
+    VersionedProducer p({int64_t{1} << 32, 0});  // no memory: the dims multiply to 0
+    p.shape[1] = (int64_t{1} << 32) + 1;
+    expect_import_fails(p, imp, Code::kResourceExhausted, "too many elements");
+  }
+  {
+    VersionedProducer p({2, 2}, /*with_strides=*/true);
+    p.strides[0] = int64_t{1} << 62;
+    expect_import_fails(p, imp, Code::kInvalidArgument, "reach more than");
+  }
+  {
+    VersionedProducer p({2, 2}, /*with_strides=*/true);
+    p.strides[1] = INT64_MIN;
+    expect_import_fails(p, imp, Code::kInvalidArgument, "reach more than");
   }
   {
     VersionedProducer p({2});

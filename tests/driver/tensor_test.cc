@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/checked_math.h"
 #include "driver/test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -54,8 +55,26 @@ TEST(CheckedNumElements, OverflowIsResourceExhausted) {
   EXPECT_MAXC_ERROR(
       checked_num_elements(DType::kUInt8, {std::numeric_limits<int64_t>::max(), 2}),
       Code::kResourceExhausted, "too many elements");
-  // A zero dim anywhere makes the count zero, whatever the other dims are.
-  EXPECT_EQ(checked_num_elements(DType::kFloat32, {big, 0, big}), 0);
+  // A zero dim makes the count zero, but the other dims must still multiply within the
+  // limit: an empty tensor's strides are their products.
+  EXPECT_EQ(checked_num_elements(DType::kFloat32, {big, 0, 1 << 20}), 0);
+  EXPECT_MAXC_ERROR(checked_num_elements(DType::kFloat32, {big, 0, big}), Code::kResourceExhausted,
+                    "too many elements");
+}
+
+// The limit leaves room for the widest dtype: its count in bits fits an int64, so every byte
+// size is exact. FLOAT64 [2^58 + 1] was once accepted with a byte size of 8 (2^64 + 64 bits).
+TEST(CheckedNumElements, LimitKeepsBytesAndBitsOfTheWidestDTypeInInt64) {
+  EXPECT_EQ(checked_num_elements(DType::kFloat64, {kMaxElements}), kMaxElements);
+  EXPECT_LE(static_cast<uint64_t>(kMaxElements) * 64, static_cast<uint64_t>(INT64_MAX));
+  EXPECT_MAXC_ERROR(checked_num_elements(DType::kFloat64, {kMaxElements + 1}), Code::kResourceExhausted,
+                    "too many elements", "144115188075855871");
+  EXPECT_MAXC_ERROR(checked_num_elements(DType::kFloat64, {(int64_t{1} << 58) + 1}), Code::kResourceExhausted,
+                    "too many elements");
+  EXPECT_MAXC_ERROR(checked_num_elements(DType::kFloat32, {(int64_t{1} << 59) + 1}), Code::kResourceExhausted,
+                    "too many elements");
+  EXPECT_MAXC_ERROR(Tensor::create(Device::cpu(), DType::kFloat64, {(int64_t{1} << 58) + 1}),
+                    Code::kResourceExhausted, "too many elements");
 }
 
 TEST(ContiguousStrides, RowMajor) {
@@ -125,8 +144,8 @@ TEST(TensorCreate, BadShapes) {
 }
 
 TEST(TensorCreate, OutOfMemoryIsResourceExhausted) {
-  // 2^58 bytes: a valid count that no machine can allocate.
-  EXPECT_MAXC_ERROR(Tensor::create(Device::cpu(), DType::kUInt8, {int64_t{1} << 58}),
+  // 2^56 bytes: a valid count that no machine can allocate.
+  EXPECT_MAXC_ERROR(Tensor::create(Device::cpu(), DType::kUInt8, {int64_t{1} << 56}),
                     Code::kResourceExhausted, "out of memory", "cpu:0");
 }
 
@@ -197,6 +216,30 @@ TEST(TensorBorrow, ByteOffsetAndStrides) {
   EXPECT_FALSE(col->is_contiguous());
   EXPECT_TRUE(col->read_only());
   EXPECT_EQ(host_i32(*col), (std::vector<int32_t>{2, 6, 10}));
+}
+
+// Strides that would address elements past the limit are refused, whatever memory is there:
+// an offset computed from them would overflow.
+TEST(TensorBorrow, StridesReachingPastTheLimitAreRefused) {
+  std::vector<int32_t> memory(4);
+  const int64_t huge = int64_t{1} << 62;
+  for (const V& strides : {V{huge, 1}, V{-huge, 1}, V{INT64_MIN, 1}, V{kMaxElements, 1}}) {
+    bool released = false;
+    EXPECT_MAXC_ERROR(Tensor::borrow(Device::cpu(), memory.data(), 0, DType::kInt32, {2, 2}, strides, false,
+                                     [&] { released = true; }),
+                      Code::kInvalidArgument, "strides", "reach more than");
+    EXPECT_FALSE(released);
+  }
+  // A size-1 dim may carry any stride, and an empty tensor addresses nothing.
+  EXPECT_EQ(Tensor::borrow(Device::cpu(), memory.data(), 0, DType::kInt32, {1, 2}, {INT64_MIN, 1}, false, nullptr)
+                ->num_elements(),
+            2);
+  EXPECT_EQ(Tensor::borrow(Device::cpu(), memory.data(), 0, DType::kInt32, {0, 2}, {huge, huge}, false, nullptr)
+                ->num_elements(),
+            0);
+  EXPECT_MAXC_ERROR(Tensor::borrow(Device::cpu(), memory.data(), uint64_t{1} << 63, DType::kInt32, {2}, {1}, false,
+                                   nullptr),
+                    Code::kInvalidArgument, "byte offset");
 }
 
 // ---- is_contiguous ----

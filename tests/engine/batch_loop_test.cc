@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -121,6 +122,28 @@ TEST(BatchLoop, OnlyNodesThatKeepItemsApartAreCut) {
   EXPECT_TRUE(batch_cut_inputs(move, shapes, 4).empty());
   Node sum{"sum", {0}, {1}, Attrs{{"axis", int64_t{0}}}, {}, {}};
   EXPECT_TRUE(batch_cut_inputs(sum, shapes, 4).empty());
+}
+
+// A file's static batch of 2^40 once made the slice search count to 2^40 at compile. The
+// search is bounded by the slice size now: a batch with no small divisor (a prime) is its
+// worst case, and still quick.
+TEST(BatchLoop, HugeBatchesPlanQuickly) {
+  struct Case {
+    int64_t batch, slice;
+  };
+  for (const Case& c : {Case{int64_t{1} << 40, int64_t{1} << 18}, Case{1099511627689, 1}}) {
+    Program p;
+    p.nodes = {Node{"relu", {0}, {1}, {}, {}, {}}, Node{"relu", {1}, {2}, {}, {}, {}}};
+    // 16 bytes an item: a 4 MiB slice holds 2^18 of them.
+    const std::vector<Shape> shapes(3, Shape{DType::kFloat32, {c.batch, 4}});
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<BatchLoop> loops = find_batch_loops(p, shapes);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(loops.size(), 1u) << c.batch;
+    EXPECT_EQ(loops[0].batch, c.batch);
+    EXPECT_EQ(loops[0].slice, c.slice) << c.batch;
+    EXPECT_LT(seconds, 2.0) << c.batch;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "base/error.h"
 #include "engine/memory_plan.h"
 
 namespace maxc {
@@ -26,6 +27,18 @@ TEST(MemoryPlan, LiveBuffersNeverOverlapAndAreAligned) {
       if (meet && b[i].bytes && b[j].bytes)
         EXPECT_FALSE(overlap(l.offsets[i], b[i].bytes, l.offsets[j], b[j].bytes)) << i << " and " << j;
     }
+  }
+}
+
+// Twenty live buffers of 2^60 bytes each fit the element limit one by one; together they
+// once wrapped the arena's size to a small number that kernels then wrote past.
+TEST(MemoryPlan, ArenaSizesThatWrapAreResourceExhausted) {
+  const std::vector<BufferLife> huge(20, BufferLife{uint64_t{1} << 60, 0, 1});
+  try {
+    plan_arena(huge);
+    ADD_FAILURE() << "plan_arena accepted 20 x 2^60 live bytes";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kResourceExhausted) << e.what();
   }
 }
 

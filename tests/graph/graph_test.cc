@@ -97,6 +97,25 @@ TEST(Graph, FailedAddOpLeavesTheGraphUnchanged) {
   EXPECT_EQ(g.type(g.add_op("add", {x, x})[0]), tensor(D::kFloat32, {"b", 3}));
 }
 
+// Shape products are bounded where types are made: broadcast_to a product of (2^32 + 1)^2,
+// which wraps to 2^33 + 1, once reached the CPU kernel and read out of bounds.
+TEST(Graph, ShapesPastTheElementLimitAreRefusedAtBuild) {
+  Graph g("g");
+  ValueId x = g.add_input("x", tensor(D::kFloat32, {1, 1}));
+  const int64_t wraps = (int64_t{1} << 32) + 1;
+  std::string before = snapshot(g);
+  expect_error([&] { g.add_op("broadcast_to", {x}, Attrs{{"shape", std::vector<Dim>{wraps, wraps}}}); },
+               Code::kInvalidArgument, {"op 'broadcast_to'", "inferred output 0", "multiply to more than"});
+  // Symbolic dims cannot rescue static ones that already multiply past the limit.
+  expect_error([&] { g.add_op("broadcast_to", {x}, Attrs{{"shape", std::vector<Dim>{"n", wraps, wraps}}}); },
+               Code::kInvalidArgument, {"op 'broadcast_to'", "multiply to more than"});
+  expect_error([&] { g.add_input("big", tensor(D::kFloat64, {(int64_t{1} << 58) + 1})); }, Code::kInvalidArgument,
+               {"input 'big'", "multiply to more than"});
+  EXPECT_EQ(snapshot(g), before);
+  EXPECT_EQ(g.type(g.add_op("broadcast_to", {x}, Attrs{{"shape", std::vector<Dim>{1 << 20, 1 << 20}}})[0]),
+            tensor(D::kFloat32, {1 << 20, 1 << 20}));
+}
+
 TEST(Graph, Outputs) {
   Graph g;
   ValueId x = g.add_input("x", tensor(D::kFloat32, {2}));

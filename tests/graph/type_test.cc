@@ -55,6 +55,16 @@ TEST(Constant, ValidatesSize) {
                Code::kInvalidArgument, {"static shape", "[n]"});
 }
 
+// An initializer of [2^59 + 1] float32 is 2^64 + 32 bits, which wrapped to 4 bytes: four
+// bytes of data passed the check and execute wrote past a 64-byte buffer.
+TEST(Constant, SizesThatWrapAreRefused) {
+  std::vector<uint8_t> bytes(4);
+  expect_error([&] { Constant::copy_of(tensor(DType::kFloat32, {(int64_t{1} << 59) + 1}), bytes).validate("c"); },
+               Code::kInvalidArgument, {"c", "multiply to more than"});
+  expect_error([&] { Constant::copy_of(tensor(DType::kFloat64, {(int64_t{1} << 58) + 1}), bytes).validate("c"); },
+               Code::kInvalidArgument, {"c", "multiply to more than"});
+}
+
 TEST(Constant, ReadsScalars) {
   int32_t i = -5;
   double f = 2.5;
