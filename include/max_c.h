@@ -923,7 +923,12 @@ MAX_API void max_weights_release(max_weights_t* weights);
 
 /* Adds every tensor of a weights file, or nothing when anything fails. The format comes
  * from the name (".safetensors", ".gguf", or a sharded checkpoint's ".safetensors.index.json",
- * whose shards are opened relative to it), else from the content. NOT_FOUND or
+ * whose shards are opened relative to it and must lie inside its directory, symlinks
+ * included: INVALID_ARGUMENT otherwise), else from the content.
+ * The file stays mapped while its tensors live. If it shrinks meanwhile (truncated or
+ * rewritten in place), reads past its new end do not end the process with SIGBUS: a
+ * chained SIGBUS handler maps zero pages there, and the next max_model_execute that reads
+ * the file fails with DATA_LOSS naming it (reload the weights to go on). NOT_FOUND or
  * PERMISSION_DENIED for a file that cannot be opened; DATA_LOSS naming the file, the tensor
  * and the offset for a truncated or corrupt one; INVALID_ARGUMENT for an unknown dtype or an
  * unrecognised format; UNIMPLEMENTED for a GGUF tensor type we do not read (Q4_1, IQ2_XS,
