@@ -233,6 +233,13 @@ void Model::check_mapped_files(uint64_t faults_before) const {
     if (!error.empty())
       fail(Code::kDataLoss, "weight '", i < declared.size() ? declared[i].name : std::to_string(i), "': ", error);
   }
+  // A MAXG file's data segment: its constants are read in place on the host.
+  const auto& constants = compiled_->program().constants;
+  const std::span<const void* const> addresses = compiled_->constant_addresses();
+  for (size_t i = 0; i < constants.size() && i < addresses.size(); ++i) {
+    const std::string error = mapping_damage_error(addresses[i], constants[i].data.size);
+    if (!error.empty()) fail(Code::kDataLoss, "constant ", i, " of the model: ", error);
+  }
   if (mapping_fault_count() != faults_before) {
     const std::string error = any_mapping_damage_error();
     if (!error.empty()) fail(Code::kDataLoss, "a file this model reads in place: ", error);

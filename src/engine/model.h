@@ -83,8 +83,8 @@ class Model : public Object {
   void refuse_capture() const;
   // execute without the check below.
   std::vector<Ref<Tensor>> execute_unchecked(std::span<const Ref<Tensor>> inputs) const;
-  // DATA_LOSS naming the file when a weights file this model reads in place shrank under its
-  // mapping (ever, or during this call for anything it read: faults_before).
+  // DATA_LOSS naming the file when a file this model reads in place (a weight's, a MAXG
+  // constant's) shrank under its mapping: ever, or during this call (faults_before).
   void check_mapped_files(uint64_t faults_before) const;
   // A staged compiled model (CompiledModel::stages): each stage planned for the symbols the
   // inputs and the earlier stages' counts bind.
