@@ -151,7 +151,7 @@ typedef struct DLManagedTensorVersioned {
  * ====================================================================================== */
 
 #define MAX_ABI_VERSION_MAJOR 1
-#define MAX_ABI_VERSION_MINOR 7
+#define MAX_ABI_VERSION_MINOR 8
 /* The version this header describes, packed as (major << 16) | minor. */
 #define MAX_ABI_VERSION ((uint32_t)((MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR))
 
@@ -853,6 +853,40 @@ MAX_API max_status_t* max_model_execute(max_model_t* model, max_tensor_t* const*
 MAX_API max_status_t* max_model_execute_named(max_model_t* model, const char* const* names,
                                               max_tensor_t* const* inputs, size_t num_inputs,
                                               max_tensor_list_t** out_outputs);
+/* ---- run options (ABI 1.8): a deadline and a cancellation flag for one execute ----
+ *
+ * The executor checks them before every step of the model and before every iteration of a
+ * loop (ONNX Loop and Scan, while_loop), so a call stops within one step of its deadline or
+ * of its cancellation, with DEADLINE_EXCEEDED or CANCELLED naming the op ("op 'while_loop'
+ * (iteration 81920)"); the model stays usable and later calls run normally. One step is not
+ * interrupted inside (a single large matmul finishes first). A loop whose trip count comes
+ * from a file can run for as long as the file says: serving untrusted models, set a
+ * deadline. */
+typedef struct max_run_options_t {
+  size_t struct_size;
+  /* The longest the call may run, in microseconds from its start; 0, the default, is no
+   * limit. Negative values are INVALID_ARGUMENT. */
+  int64_t timeout_us;
+  /* A flag the caller owns and may set from any thread while the call runs (an atomic
+   * store where the language has one, a plain aligned int32 write otherwise): nonzero
+   * cancels the call. It must stay valid until the call returns; the library only reads it.
+   * NULL, the default: no flag. One flag may serve many calls (onnxruntime's
+   * RunOptions.terminate); clear it before reusing it. */
+  const int32_t* cancel_flag;
+} max_run_options_t;
+
+/* Fills the first struct_size bytes of *options with defaults (no deadline, no flag) and
+ * sets struct_size. Pass sizeof(max_run_options_t). */
+MAX_API max_status_t* max_run_options_init(max_run_options_t* options, size_t struct_size);
+
+/* As max_model_execute, under `options` (NULL: none, the same as max_model_execute).
+ * Thread-safe; each call has its own options. */
+MAX_API max_status_t* max_model_execute_with_options(max_model_t* model,
+                                                     max_tensor_t* const* inputs,
+                                                     size_t num_inputs,
+                                                     const max_run_options_t* options,
+                                                     max_tensor_list_t** out_outputs);
+
 /* Swaps the named weights in place without recompiling (the others stay); the same checks
  * as max_model_create apply to the names given, and nothing changes when one fails. Calls
  * already running finish with the old weights. Thread-safe. */
@@ -899,7 +933,12 @@ MAX_API void max_weights_release(max_weights_t* weights);
 
 /* Adds every tensor of a weights file, or nothing when anything fails. The format comes
  * from the name (".safetensors", ".gguf", or a sharded checkpoint's ".safetensors.index.json",
- * whose shards are opened relative to it), else from the content. NOT_FOUND or
+ * whose shards are opened relative to it and must lie inside its directory, symlinks
+ * included: INVALID_ARGUMENT otherwise), else from the content.
+ * The file stays mapped while its tensors live. If it shrinks meanwhile (truncated or
+ * rewritten in place), reads past its new end do not end the process with SIGBUS: a
+ * chained SIGBUS handler maps zero pages there, and the next max_model_execute that reads
+ * the file fails with DATA_LOSS naming it (reload the weights to go on). NOT_FOUND or
  * PERMISSION_DENIED for a file that cannot be opened; DATA_LOSS naming the file, the tensor
  * and the offset for a truncated or corrupt one; INVALID_ARGUMENT for an unknown dtype or an
  * unrecognised format; UNIMPLEMENTED for a GGUF tensor type we do not read (Q4_1, IQ2_XS,

@@ -1511,6 +1511,39 @@ MISUSE(max_model_execute_named) {
   assert_null(out);
 }
 
+MISUSE(max_run_options_init) {
+  max_run_options_t o;
+  EXPECT_BAD(max_run_options_init(NULL, sizeof o), "options is NULL");
+  EXPECT_BAD(max_run_options_init(&o, 0), "struct_size 0");
+}
+
+MISUSE(max_model_execute_with_options) {
+  max_tensor_list_t* out = SENTINEL_PTR;
+  max_tensor_t* inputs[2] = {g_tensor, g_tensor};
+  max_run_options_t o;
+  EXPECT_OK(max_run_options_init(&o, sizeof o));
+  EXPECT_BAD(max_model_execute_with_options(NULL, inputs, 1, &o, &out), "model is NULL");
+  assert_null(out);
+  EXPECT_BAD(max_model_execute_with_options(g_model, inputs, 1, &o, NULL), "out_outputs is NULL");
+  EXPECT_BAD(max_model_execute_with_options(AS(max_model_t, g_tensor), inputs, 1, &o, &out), "not a model handle");
+  EXPECT_BAD(max_model_execute_with_options(g_model, NULL, 1, &o, &out), "inputs is NULL");
+  EXPECT_BAD(max_model_execute_with_options(g_model, inputs, 2, NULL, &out), "takes 1 input(s) (x) but got 2");
+  o.timeout_us = INT64_MIN;
+  EXPECT_BAD(max_model_execute_with_options(g_model, inputs, 1, &o, &out), "options->timeout_us");
+  o.timeout_us = 0;
+  o.struct_size = sizeof o + 8; /* a newer program's struct whose unknown field is set */
+  {
+    struct {
+      max_run_options_t known;
+      uint64_t future;
+    } newer;
+    newer.known = o;
+    newer.future = 1;
+    EXPECT_BAD(max_model_execute_with_options(g_model, inputs, 1, &newer.known, &out), "options");
+  }
+  assert_null(out);
+}
+
 MISUSE(max_model_reload) {
   const char* names[1] = {"w"};
   max_tensor_t* weights[1] = {NULL};
@@ -1804,6 +1837,8 @@ static const struct CMUnitTest kMisuseTests[] = {
     T(max_model_create_from_weights), T(max_model_reload_from_weights),
     /* 1.4: device graphs */
     T(max_model_capture), T(max_model_replay), T(max_model_debug_verify_replay),
+    /* 1.8: run options */
+    T(max_run_options_init), T(max_model_execute_with_options),
 };
 #undef T
 #define N_MISUSE_TESTS (sizeof kMisuseTests / sizeof kMisuseTests[0])

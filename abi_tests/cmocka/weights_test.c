@@ -5,6 +5,8 @@
  *
  *   y = x @ w + b        x: float32 [batch, 2], w: weight [2, 3], b: weight [3]
  */
+#define _POSIX_C_SOURCE 200809L /* truncate */
+
 #include "abi_test.h"
 
 #include <stdio.h>
@@ -184,11 +186,90 @@ static void corrupt_files_name_the_file_and_add_nothing(void** state) {
   max_weights_release(w);
 }
 
+/* A weights file truncated while a model reads it in place: the read would be SIGBUS, which
+ * ends the process; instead the execute fails with DATA_LOSS naming the file, and the model
+ * runs again once its weights are reloaded. y = x + v, v: float32 [4096] (16 KiB, 4 pages). */
+#define BIG 4096
+static void a_file_truncated_under_a_model_is_data_loss_not_a_crash(void** state) {
+  static unsigned char image[8 + 64 + BIG * 4];
+  static float x[BIG], v[BIG];
+  const char* json = "{\"v\":{\"dtype\":\"F32\",\"shape\":[4096],\"data_offsets\":[0,16384]}}";
+  const size_t len = strlen(json), padded = (len + 7) / 8 * 8;
+  const int64_t dims[1] = {BIG};
+  const max_dim_t vdims[1] = {{BIG, NULL}};
+  char path[96];
+  max_context_t* ctx = NULL;
+  max_graph_t* g = NULL;
+  max_value_t *ins[2], *y = NULL;
+  max_compiled_model_t* compiled = NULL;
+  max_weights_t *file = NULL, *fresh = NULL;
+  max_model_t* model = NULL;
+  max_tensor_t *in = NULL, *t = NULL;
+  max_tensor_list_t* out = SENTINEL_PTR;
+  size_t i, n = 0;
+  (void)state;
+  for (i = 0; i < BIG; ++i) v[i] = (float)i;
+  for (i = 0; i < 8; ++i) image[i] = (unsigned char)((uint64_t)padded >> (8 * i));
+  memcpy(image + 8, json, len);
+  memset(image + 8 + len, ' ', padded - len);
+  memcpy(image + 8 + padded, v, sizeof v);
+  snprintf(path, sizeof path, "/tmp/max_c_weights_shrinks_%d.safetensors", (int)getpid());
+  write_file(path, image, 8 + padded + sizeof v);
+
+  EXPECT_OK(max_context_create(NULL, &ctx));
+  EXPECT_OK(max_graph_create("add_v", &g));
+  EXPECT_OK(max_graph_add_input(g, "x", MAX_DTYPE_FLOAT32, vdims, 1, MAX_DEVICE_REF_CPU, 0, &ins[0]));
+  EXPECT_OK(max_graph_add_weight(g, "v", MAX_DTYPE_FLOAT32, vdims, 1, MAX_DEVICE_REF_CPU, 0, &ins[1]));
+  EXPECT_OK(max_graph_add_op(g, "add", 0, ins, 2, NULL, &y, 1, &n));
+  EXPECT_OK(max_graph_set_outputs(g, &y, NULL, 1));
+  EXPECT_OK(max_context_compile(ctx, g, NULL, &compiled));
+  EXPECT_OK(max_weights_create(&file));
+  EXPECT_OK(max_weights_add_file(file, path));
+  EXPECT_OK(max_model_create_from_weights(compiled, file, &model));
+  EXPECT_OK(max_tensor_create_from_host(NULL, MAX_DTYPE_FLOAT32, dims, 1, x, sizeof x, &in));
+  EXPECT_OK(max_model_execute(model, &in, 1, &out));
+  max_tensor_list_release(out);
+
+  assert_int_equal(truncate(path, 0), 0);
+  out = SENTINEL_PTR;
+  EXPECT_STATUS(max_model_execute(model, &in, 1, &out), MAX_STATUS_DATA_LOSS, "weight 'v'", path,
+                "shorter than when it was mapped");
+  assert_null(out);
+  /* Reads past the end stay answered (zeros), and stay reported. */
+  EXPECT_STATUS(max_model_execute(model, &in, 1, &out), MAX_STATUS_DATA_LOSS, path);
+
+  /* Reloaded from memory, the model runs again. */
+  EXPECT_OK(max_weights_create(&fresh));
+  EXPECT_OK(max_tensor_create_from_host(NULL, MAX_DTYPE_FLOAT32, dims, 1, v, sizeof v, &t));
+  EXPECT_OK(max_weights_add_tensor(fresh, "v", t, MAX_QUANT_NONE));
+  EXPECT_OK(max_model_reload_from_weights(model, fresh));
+  EXPECT_OK(max_model_execute(model, &in, 1, &out));
+  {
+    max_tensor_t* r = NULL;
+    const void* data = NULL;
+    EXPECT_OK(max_tensor_list_get(out, 0, &r));
+    EXPECT_OK(max_tensor_data(r, &data));
+    assert_float_equal(((const float*)data)[BIG - 1], (float)(BIG - 1), 0);
+    max_tensor_release(r);
+  }
+  max_tensor_list_release(out);
+  max_tensor_release(t);
+  max_tensor_release(in);
+  max_model_release(model);
+  max_weights_release(fresh);
+  max_weights_release(file);
+  max_compiled_model_release(compiled);
+  max_graph_release(g);
+  max_context_release(ctx);
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lists_and_reads_a_file),
       cmocka_unit_test(a_model_binds_and_reloads_by_name),
       cmocka_unit_test(corrupt_files_name_the_file_and_add_nothing),
+      cmocka_unit_test(a_file_truncated_under_a_model_is_data_loss_not_a_crash),
   };
   return cmocka_run_group_tests_name("weights", tests, setup, teardown);
 }

@@ -47,10 +47,10 @@ EXPECT_EQ(MAX_ABI_VERSION, ((uint32_t)MAX_ABI_VERSION_MAJOR << 16) | (uint32_t)M
 EXPECT_EQ(MAX_ABI_VERSION_MINOR, 0);
 EXPECT_EQ(MAX_ABI_VERSION, 0x00010000u);
 #else
-/* Today's header: 1.7 (the dtypes uint2, int2, uint4, int4 and float8_e8m0fnu). Bump this line, on
- * purpose, with the next minor. */
-EXPECT_EQ(MAX_ABI_VERSION_MINOR, 7);
-EXPECT_EQ(MAX_ABI_VERSION, 0x00010007u);
+/* Today's header: 1.8 (run options: max_run_options_t, max_model_execute_with_options). Bump
+ * this line, on purpose, with the next minor. */
+EXPECT_EQ(MAX_ABI_VERSION_MINOR, 8);
+EXPECT_EQ(MAX_ABI_VERSION, 0x00010008u);
 #endif
 EXPECT_EQ(DLPACK_MAJOR_VERSION, 1);
 EXPECT_EQ(DLPACK_MINOR_VERSION, 1);
@@ -259,6 +259,13 @@ FIELD(max_compile_options_t, plan_cache_capacity, 24, 8);
 FIELD(max_compile_options_t, copy_inputs_to_device, 32, 4); /* 1.4 */
 FIELD(max_compile_options_t, file_device, 40, 8);           /* 1.5 */
 EXPECT_EQ(sizeof(max_compile_options_t), 48);
+
+/* max_run_options_t (1.8). */
+EXPECT_EQ(_Alignof(max_run_options_t), 8);
+FIELD(max_run_options_t, struct_size, 0, 8);
+FIELD(max_run_options_t, timeout_us, 8, 8);
+FIELD(max_run_options_t, cancel_flag, 16, 8);
+EXPECT_EQ(sizeof(max_run_options_t), 24);
 #endif
 
 #endif /* other targets: the values above are checked, the layouts are not pinned */

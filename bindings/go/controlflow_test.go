@@ -1,8 +1,10 @@
 package maxc
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // unaryGraph is a subgraph of one float32 [2] input v giving op(v) (a one-input registry op).
@@ -151,4 +153,79 @@ func TestRegistryAnyArity(t *testing.T) {
 	if len(s.Inputs) != 2 || s.Inputs[0] != (OpInput{"pred", InputOne}) || s.Inputs[1] != (OpInput{"args", InputAny}) {
 		t.Fatalf("cond: %+v", s)
 	}
+}
+
+// i = 0; while i < n: i++ — with n = 2^52 (the endless ONNX Loop the fuzzer found), stopped
+// by run options; the model then runs normally.
+func TestRunOptionsStopAnEndlessLoop(t *testing.T) {
+	pred, err := NewGraph("i_lt_n")
+	must(t, err)
+	defer pred.Close()
+	pv := int64Scalars(t, pred, "i", "n")
+	must(t, pred.SetOutputs([]*Value{op1(t, pred, "less", nil, pv[0], pv[1])}, nil))
+	body, err := NewGraph("step")
+	must(t, err)
+	defer body.Close()
+	bv := int64Scalars(t, body, "i", "n")
+	one, err := FromInt64s([]int64{1}, []int64{})
+	must(t, err)
+	defer one.Close()
+	bodyOne, err := body.AddConstant(one)
+	must(t, err)
+	must(t, body.SetOutputs([]*Value{op1(t, body, "add", nil, bv[0], bodyOne), bv[1]}, nil))
+	g, err := NewGraph("count")
+	must(t, err)
+	defer g.Close()
+	n := int64Scalars(t, g, "n")[0]
+	zero, err := FromInt64s([]int64{0}, []int64{})
+	must(t, err)
+	defer zero.Close()
+	start, err := g.AddConstant(zero)
+	must(t, err)
+	pi, err := g.AddSubgraph(pred)
+	must(t, err)
+	bi, err := g.AddSubgraph(body)
+	must(t, err)
+	attrs := NewAttrs().Graph("predicate", pi).Graph("body", bi)
+	defer attrs.Close()
+	out, err := g.AddOp("while_loop", []*Value{start, n}, attrs)
+	must(t, err)
+	must(t, g.SetOutputs([]*Value{out[0]}, nil))
+	m := graphModel(t, g)
+	defer m.Close()
+
+	endless, err := FromInt64s([]int64{1 << 52}, []int64{})
+	must(t, err)
+	defer endless.Close()
+	opts := NewRunOptions()
+	opts.Timeout = 50 * time.Millisecond
+	began := time.Now()
+	_, err = m.ExecuteWithOptions(opts, endless)
+	if !errors.Is(err, ErrDeadlineExceeded) || !strings.Contains(err.Error(), "op 'while_loop' (iteration ") {
+		t.Fatalf("got %v, want DEADLINE_EXCEEDED naming the loop", err)
+	}
+	if time.Since(began) > 5*time.Second {
+		t.Fatalf("stopped after %v", time.Since(began))
+	}
+
+	opts = NewRunOptions()
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		opts.Cancel()
+	}()
+	if _, err = m.ExecuteWithOptions(opts, endless); !errors.Is(err, ErrCancelled) {
+		t.Fatalf("got %v, want CANCELLED", err)
+	}
+	opts.Reset()
+	three, err := FromInt64s([]int64{3}, []int64{})
+	must(t, err)
+	defer three.Close()
+	res, err := m.ExecuteWithOptions(opts, three)
+	must(t, err)
+	got, err := res[0].Int64s()
+	must(t, err)
+	if len(got) != 1 || got[0] != 3 {
+		t.Fatalf("counted to %v, want 3", got)
+	}
+	res[0].Close()
 }

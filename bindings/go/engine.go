@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -553,6 +555,63 @@ func (m *Model) Execute(inputs ...*Tensor) ([]*Tensor, error) {
 		return C.max_model_execute(p, in.tensorsPtr(), in.len(), out)
 	})
 }
+
+// ExecuteWithOptions is Execute under run options (ABI 1.8): the call stops at opts.Timeout
+// (a *Error with CodeDeadlineExceeded) or once opts.Cancel is called from any goroutine
+// (CodeCancelled), checked before every step and every loop iteration; the message names the
+// op, and the model stays usable. A nil opts is Execute.
+func (m *Model) ExecuteWithOptions(opts *RunOptions, inputs ...*Tensor) ([]*Tensor, error) {
+	if opts == nil {
+		return m.Execute(inputs...)
+	}
+	in, err := positionalHandles("ExecuteWithOptions", inputs)
+	if err != nil {
+		return nil, err
+	}
+	defer in.release()
+	var o C.max_run_options_t
+	if err := statusError(C.max_run_options_init(&o, C.size_t(unsafe.Sizeof(o)))); err != nil {
+		return nil, err
+	}
+	if opts.Timeout > 0 {
+		us := opts.Timeout.Microseconds()
+		if us < 1 {
+			us = 1
+		}
+		o.timeout_us = C.int64_t(us)
+	}
+	o.cancel_flag = opts.flag
+	defer runtime.KeepAlive(opts) // its flag is freed only once opts is unreachable
+	return m.run("ExecuteWithOptions", func(p *C.max_model_t, out **C.max_tensor_list_t) *C.max_status_t {
+		return C.max_model_execute_with_options(p, in.tensorsPtr(), in.len(), &o, out)
+	})
+}
+
+// RunOptions limits Model.ExecuteWithOptions calls, as onnxruntime's RunOptions: Timeout is
+// counted from each call's start (0: no limit), and Cancel, from any goroutine, stops every
+// call running under these options and refuses new ones until Reset. Make it with
+// NewRunOptions; it is safe for concurrent use. Its cancel flag lives in C memory, which the
+// library polls while a call runs (cgo forbids C keeping Go memory); a finalizer frees it.
+type RunOptions struct {
+	Timeout time.Duration
+	flag    *C.int32_t
+}
+
+// NewRunOptions makes run options without a timeout, not cancelled.
+func NewRunOptions() *RunOptions {
+	o := &RunOptions{flag: (*C.int32_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.int32_t(0)))))}
+	runtime.SetFinalizer(o, func(o *RunOptions) { C.free(unsafe.Pointer(o.flag)) })
+	return o
+}
+
+// Cancel stops the calls running under o, each before its next step or loop iteration.
+func (o *RunOptions) Cancel() { atomic.StoreInt32((*int32)(unsafe.Pointer(o.flag)), 1) }
+
+// Reset clears a Cancel, so that calls under o run again.
+func (o *RunOptions) Reset() { atomic.StoreInt32((*int32)(unsafe.Pointer(o.flag)), 0) }
+
+// Cancelled says whether Cancel was called since the last Reset.
+func (o *RunOptions) Cancelled() bool { return atomic.LoadInt32((*int32)(unsafe.Pointer(o.flag))) != 0 }
 
 // ExecuteNamed is Execute with every input given by name. Errors: NOT_FOUND for an unknown
 // name, INVALID_ARGUMENT for a missing one and for Execute's checks.

@@ -1,4 +1,5 @@
 #include "capi/capi.h"
+#include "engine/run_limits.h"
 
 using namespace maxc;
 using namespace maxc::capi;
@@ -46,6 +47,19 @@ std::span<const uint64_t> key_args(const uint64_t* keys, size_t count) {
   return {keys, count};
 }
 
+max_run_options_t default_run_options() {
+  max_run_options_t o{};
+  o.struct_size = sizeof(o);
+  return o;
+}
+
+RunLimits run_limits(const max_run_options_t* options) {
+  if (!options) return {};
+  const max_run_options_t o = read_options(options, default_run_options(), "options");
+  if (o.timeout_us < 0) fail(Code::kInvalidArgument, "options->timeout_us is ", o.timeout_us, "; expected >= 0");
+  return RunLimits{o.timeout_us, o.cancel_flag};
+}
+
 max_tensor_list_t* to_list(std::vector<Ref<Tensor>> tensors) {
   auto list = make_ref<TensorList>();
   list->items = std::move(tensors);
@@ -81,6 +95,20 @@ max_status_t* max_model_execute(max_model_t* model, max_tensor_t* const* inputs,
     auto& out = out_param(out_outputs, "out_outputs");
     const Model& m = deref(model, "model");
     out = to_list(m.execute(model_inputs(m, inputs, num_inputs)));
+  });
+}
+
+max_status_t* max_run_options_init(max_run_options_t* options, size_t struct_size) {
+  return MAXC_GUARD({ init_options(options, struct_size, default_run_options(), "options"); });
+}
+
+max_status_t* max_model_execute_with_options(max_model_t* model, max_tensor_t* const* inputs, size_t num_inputs,
+                                             const max_run_options_t* options, max_tensor_list_t** out_outputs) {
+  return MAXC_GUARD({
+    auto& out = out_param(out_outputs, "out_outputs");
+    const Model& m = deref(model, "model");
+    const RunLimitsScope limits(run_limits(options));
+    out = to_list(m.execute(tensor_args(inputs, num_inputs, "inputs")));
   });
 }
 

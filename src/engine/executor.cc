@@ -8,6 +8,7 @@
 #include "driver/cuda/cuda_device.h"
 #include "driver/device.h"
 #include "engine/launch_trace.h"
+#include "engine/run_limits.h"
 #include "kernels/cpu/parallel.h"
 
 namespace maxc {
@@ -109,6 +110,7 @@ void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& arg
   // Step k in pass `pass` of its loop (0 outside loops).
   auto run = [&](size_t k, int64_t pass) {
     const Step& step = plan.steps[k];
+    check_run_limits(step.op, "step", static_cast<int64_t>(k));
     in_ptrs.clear();
     out_ptrs.clear();
     for (ValueId v : step.inputs) in_ptrs.push_back(address(plan.homes[v], args, arena, outputs));

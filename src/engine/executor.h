@@ -23,7 +23,8 @@ struct ExecuteArgs {
 };
 
 // Runs the plan and waits for it: the outputs are new tensors. Fails naming the op whose
-// kernel reported an error (on a GPU, found once the stream is done).
+// kernel reported an error (on a GPU, found once the stream is done). Before each step it
+// checks the calling thread's run limits (engine/run_limits.h).
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args);
 
 // The pieces of run_plan, for a graph that is captured once and replayed into the same

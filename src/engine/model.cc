@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "base/guarded_mapping.h"
 #include "base/str_cat.h"
 #include "driver/device.h"
 #include "engine/executor.h"
@@ -214,6 +215,38 @@ std::shared_ptr<const BoundWeights> Model::snapshot() const {
 }
 
 std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> given) const {
+  const uint64_t faults_before = mapping_fault_count();
+  std::vector<Ref<Tensor>> outputs = execute_unchecked(given);
+  check_mapped_files(faults_before);
+  return outputs;
+}
+
+// A weights file that shrank under its mapping read as zeros (base/guarded_mapping.h): the
+// call fails rather than return what it computed from them. One atomic load when no mapped
+// file ever shrank.
+void Model::check_mapped_files(uint64_t faults_before) const {
+  if (mapping_fault_count() == 0) return;
+  const std::vector<Ref<Tensor>>& weights = snapshot()->tensors();
+  const auto& declared = compiled_->program().weights;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const std::string error = mapping_damage_error(weights[i]->data(), weights[i]->byte_size());
+    if (!error.empty())
+      fail(Code::kDataLoss, "weight '", i < declared.size() ? declared[i].name : std::to_string(i), "': ", error);
+  }
+  // A MAXG file's data segment: its constants are read in place on the host.
+  const auto& constants = compiled_->program().constants;
+  const std::span<const void* const> addresses = compiled_->constant_addresses();
+  for (size_t i = 0; i < constants.size() && i < addresses.size(); ++i) {
+    const std::string error = mapping_damage_error(addresses[i], constants[i].data.size);
+    if (!error.empty()) fail(Code::kDataLoss, "constant ", i, " of the model: ", error);
+  }
+  if (mapping_fault_count() != faults_before) {
+    const std::string error = any_mapping_damage_error();
+    if (!error.empty()) fail(Code::kDataLoss, "a file this model reads in place: ", error);
+  }
+}
+
+std::vector<Ref<Tensor>> Model::execute_unchecked(std::span<const Ref<Tensor>> given) const {
   if (compiled_->specializes()) {
     std::vector<Ref<Tensor>> rest;
     Ref<Model> model = specialized(given, &rest);

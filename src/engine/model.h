@@ -81,6 +81,11 @@ class Model : public Object {
   // inputs it takes.
   Ref<Model> specialized(std::span<const Ref<Tensor>> inputs, std::vector<Ref<Tensor>>* rest) const;
   void refuse_capture() const;
+  // execute without the check below.
+  std::vector<Ref<Tensor>> execute_unchecked(std::span<const Ref<Tensor>> inputs) const;
+  // DATA_LOSS naming the file when a file this model reads in place (a weight's, a MAXG
+  // constant's) shrank under its mapping: ever, or during this call (faults_before).
+  void check_mapped_files(uint64_t faults_before) const;
   // A staged compiled model (CompiledModel::stages): each stage planned for the symbols the
   // inputs and the earlier stages' counts bind.
   std::vector<Ref<Tensor>> execute_in_stages(std::span<const Ref<Tensor>> inputs) const;

@@ -1,17 +1,13 @@
 #include "onnx/external_data.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 
 #include "base/error.h"
 
 namespace maxc::onnx {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct Location {
   std::string path;
@@ -40,28 +36,6 @@ Location parse_location(const TensorProto& tp, const std::string& what) {
   return loc;
 }
 
-// The file `rel` names under `base_dir`, refusing anything that resolves outside it.
-fs::path resolve_inside(const std::string& base_dir, const std::string& rel, const std::string& what) {
-  fs::path p(rel);
-  if (p.is_absolute() || p.has_root_name() || p.has_root_directory())
-    fail(Code::kInvalidArgument, "onnx: ", what, ": external data location \"", rel,
-         "\" is absolute; it must be relative to the model's directory");
-  for (const auto& part : p)
-    if (part == "..")
-      fail(Code::kInvalidArgument, "onnx: ", what, ": external data location \"", rel,
-           "\" leaves the model's directory");
-  std::error_code ec;
-  fs::path base = fs::weakly_canonical(fs::path(base_dir), ec);
-  if (ec) fail(Code::kNotFound, "onnx: ", what, ": model directory \"", base_dir, "\": ", ec.message());
-  fs::path full = fs::weakly_canonical(base / p, ec);
-  if (ec) fail(Code::kNotFound, "onnx: ", what, ": external data file \"", rel, "\": ", ec.message());
-  auto [b, f] = std::mismatch(base.begin(), base.end(), full.begin(), full.end());
-  if (b != base.end())
-    fail(Code::kInvalidArgument, "onnx: ", what, ": external data location \"", rel,
-         "\" resolves outside the model's directory (to ", full.string(), ")");
-  return full;
-}
-
 }  // namespace
 
 ExternalRange locate_external_data(const TensorProto& tp, uint64_t expected_bytes, const std::string& what,
@@ -70,28 +44,20 @@ ExternalRange locate_external_data(const TensorProto& tp, uint64_t expected_byte
     fail(Code::kInvalidArgument, "onnx: ", what,
          " keeps its data in an external file, but the model was given as bytes without a directory");
   Location loc = parse_location(tp, what);
-  fs::path path = resolve_inside(base_dir, loc.path, what);
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    fail(Code::kNotFound, "onnx: ", what, ": external data file \"", loc.path, "\" does not exist or is not a file");
-  uint64_t size = fs::file_size(path, ec);
-  if (ec) fail(Code::kUnavailable, "onnx: ", what, ": cannot stat \"", loc.path, "\": ", ec.message());
+  auto file = std::make_shared<const FileInside>(
+      open_file_inside(base_dir, loc.path, str_cat("onnx: ", what, ": external data location"), "the model's directory"));
+  const uint64_t size = file->size;
   if (loc.length && *loc.length != expected_bytes)
     fail(Code::kDataLoss, "onnx: ", what, ": external data length ", *loc.length, " but its dims and type need ",
          expected_bytes, " bytes");
   if (loc.offset > size || expected_bytes > size - loc.offset)
     fail(Code::kDataLoss, "onnx: ", what, ": external data range [", loc.offset, ", +", expected_bytes,
          ") lies past the end of \"", loc.path, "\" (", size, " bytes)");
-  return ExternalRange{path.string(), loc.offset, expected_bytes};
+  return ExternalRange{std::move(file), loc.offset, expected_bytes};
 }
 
 void read_external_data(const ExternalRange& range, uint8_t* dst, const std::string& what) {
-  std::ifstream in(range.path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(range.offset));
-  in.read(reinterpret_cast<char*>(dst), static_cast<std::streamsize>(range.bytes));
-  if (!in && range.bytes > 0)
-    fail(Code::kDataLoss, "onnx: ", what, ": could not read ", range.bytes, " bytes at offset ", range.offset,
-         " of \"", range.path, "\"");
+  read_file_range(*range.file, range.offset, range.bytes, dst, str_cat("onnx: ", what));
 }
 
 }  // namespace maxc::onnx

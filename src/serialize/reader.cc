@@ -14,6 +14,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include "base/error.h"
+#include "base/guarded_mapping.h"
 #include "graph/op_registry.h"
 #include "serialize/graph_generated.h"
 
@@ -502,7 +503,13 @@ LoadedGraph load_with_metadata(const std::string& path) {
   int err = errno;
   ::close(fd);
   if (map == MAP_FAILED) fail(Code::kUnavailable, "cannot map graph file '", path, "': ", std::strerror(err));
-  std::shared_ptr<const void> mapping(map, [size](const void* p) { ::munmap(const_cast<void*>(p), static_cast<size_t>(size)); });
+  // Guarded (base/guarded_mapping.h): the data segment's constants are read in place, so a
+  // file that shrinks under the model makes its execute fail with DATA_LOSS, not SIGBUS.
+  auto guard = std::make_shared<GuardedMapping>(map, size, path);
+  std::shared_ptr<const void> mapping(map, [size, guard](const void* p) mutable {
+    guard.reset();  // unregistered before the pages go
+    ::munmap(const_cast<void*>(p), static_cast<size_t>(size));
+  });
   return read({static_cast<const uint8_t*>(map), static_cast<size_t>(size)}, std::move(mapping),
               "graph file '" + path + "'");
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/guarded_mapping.h"
 #include "driver/device.h"
 
 namespace maxc {
@@ -42,6 +43,7 @@ MappedFile::MappedFile(std::string path, const uint8_t* data, uint64_t size, boo
     : path_(std::move(path)), data_(data), size_(size), mapped_(mapped), owned_(std::move(owned)) {}
 
 MappedFile::~MappedFile() {
+  guard_.reset();  // before the pages go, so no fault there can be taken for ours
   if (mapped_) ::munmap(const_cast<uint8_t*>(data_), static_cast<size_t>(size_));
 }
 
@@ -53,6 +55,10 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
     fail(code_for_open_errno(err), "cannot open weights file '", path, "': ", std::strerror(err));
   }
   FdCloser closer{fd};
+  return map(fd, path);
+}
+
+std::shared_ptr<const MappedFile> MappedFile::map(int fd, const std::string& path) {
   struct stat st{};
   if (::fstat(fd, &st) != 0) {
     int err = errno;
@@ -65,16 +71,17 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size == 0)
     return std::shared_ptr<const MappedFile>(new MappedFile(path, nullptr, 0, false, {}));
-  void* map = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) {
+  void* addr = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (addr == MAP_FAILED) {
     int err = errno;
     fail(Code::kUnavailable, "cannot map weights file '", path, "': ", std::strerror(err));
   }
   try {
-    return std::shared_ptr<const MappedFile>(
-        new MappedFile(path, static_cast<const uint8_t*>(map), size, true, {}));
+    std::shared_ptr<MappedFile> file(new MappedFile(path, static_cast<const uint8_t*>(addr), size, true, {}));
+    file->guard_ = std::make_unique<GuardedMapping>(addr, size, path);
+    return file;
   } catch (...) {
-    ::munmap(map, static_cast<size_t>(size));
+    ::munmap(addr, static_cast<size_t>(size));
     throw;
   }
 }
@@ -86,6 +93,8 @@ std::shared_ptr<const MappedFile> MappedFile::from_bytes(std::string path, std::
   return std::shared_ptr<const MappedFile>(
       new MappedFile(std::move(path), data, size, false, std::move(bytes)));
 }
+
+bool MappedFile::damaged() const { return guard_ && guard_->damaged(); }
 
 bool MappedFile::contains(const void* p, uint64_t n) const {
   if (size_ == 0) return n == 0 && p == data_;

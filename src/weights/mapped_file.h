@@ -16,6 +16,8 @@
 
 namespace maxc {
 
+class GuardedMapping;  // base/guarded_mapping.h
+
 class MappedFile {
  public:
   // Maps the whole file read-only. Errors name the path and the system's reason:
@@ -24,8 +26,13 @@ class MappedFile {
   //   INVALID_ARGUMENT   a directory or anything else that is not a regular file;
   //   UNAVAILABLE        any other I/O failure (stat, mmap).
   // An empty file maps fine: size() is 0 and data() is null.
-  // As with any mapping, truncating the file while it is mapped makes later reads fault.
+  // If the file shrinks while it is mapped, reads past its new end read zeros instead of
+  // ending the process (base/guarded_mapping.h), damaged() turns true, and the execute that
+  // read them fails with DATA_LOSS naming the file.
   static std::shared_ptr<const MappedFile> open(const std::string& path);
+  // The same for a file the caller has opened (and checked: base/file_inside.h); `fd` is
+  // only borrowed, `path` names it in messages.
+  static std::shared_ptr<const MappedFile> map(int fd, const std::string& path);
 
   // The same interface over bytes in memory (a buffer the caller hands over, or a test's
   // image of a file). `path` only labels error messages.
@@ -43,6 +50,9 @@ class MappedFile {
   bool contains(const void* p, uint64_t n) const;
   // Whether the bytes are an mmap of the file (not from_bytes' buffer).
   bool is_mapping() const { return mapped_; }
+  // Whether a read found the file shorter than its mapping (its bytes past the end read as
+  // zeros since).
+  bool damaged() const;
 
  private:
   MappedFile(std::string path, const uint8_t* data, uint64_t size, bool mapped,
@@ -53,6 +63,7 @@ class MappedFile {
   uint64_t size_;
   bool mapped_;                 // data_ is an mmap to unmap, not owned_'s buffer
   std::vector<uint8_t> owned_;  // the bytes of from_bytes()
+  std::unique_ptr<GuardedMapping> guard_;  // a mapping's, registered until it is unmapped
 };
 
 // A read-only tensor of the bytes at p in `file` (inside it: the caller checks), holding the

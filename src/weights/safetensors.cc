@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/file_inside.h"
 #include "driver/tensor.h"
 #include "weights/byte_reader.h"
 #include "weights/json.h"
@@ -194,19 +195,16 @@ class HeaderParser {
   uint64_t data_size_ = 0;
 };
 
-// A shard name from an index, resolved beside the index; refuses names that climb out.
-std::string shard_path(const std::string& index_path, const JsonValue& shard) {
-  namespace fs = std::filesystem;
+// The shard an index names, opened beside the index and mapped; a name that leads outside the
+// index's directory (a '..', an absolute path, a symlink) is refused as ONNX external data is.
+std::shared_ptr<const MappedFile> open_shard(const std::string& index_path, const JsonValue& shard) {
   if (!shard.is_string() || shard.as_string().empty())
     fail(Code::kDataLoss, index_path, ": a weight_map value is not a shard file name (at offset ",
          shard.offset(), ")");
-  const fs::path rel(shard.as_string());
-  bool climbs = rel.is_absolute();
-  for (const auto& part : rel) climbs = climbs || part == "..";
-  if (climbs)
-    fail(Code::kInvalidArgument, index_path, ": shard ", json_quote(shard.as_string()),
-         " is outside the index's directory (at offset ", shard.offset(), ")");
-  return (fs::path(index_path).parent_path() / rel).string();
+  const std::string dir = std::filesystem::path(index_path).parent_path().string();
+  const FileInside file = open_file_inside(dir, shard.as_string(), str_cat(index_path, ": shard (at offset ", shard.offset(), ")"),
+                                           "the index's directory");
+  return MappedFile::map(file.fd.get(), file.path);
 }
 
 std::map<std::string, std::string> index_metadata(const std::string& index_path, const JsonValue* metadata) {
@@ -261,12 +259,12 @@ SafetensorsFile read_safetensors_index(const std::string& index_path) {
 
   SafetensorsFile out;
   out.metadata = index_metadata(index_path, index.find("metadata"));
-  std::map<std::string, Shard> shards;  // by resolved path: each file is opened once
+  std::map<std::string, Shard> shards;  // by the name the index gives: each file is opened once
   for (const auto& [name, shard_name] : weight_map->as_object()) {
-    const std::string path = shard_path(index_path, shard_name);
+    const std::string path = shard_name.is_string() ? shard_name.as_string() : std::string();
     auto it = shards.find(path);
     if (it == shards.end()) {
-      Shard shard{read_safetensors(path), {}};
+      Shard shard{read_safetensors(open_shard(index_path, shard_name)), {}};
       for (size_t i = 0; i < shard.file.entries.size(); ++i) shard.by_name.emplace(shard.file.entries[i].info.name, i);
       for (const auto& kv : shard.file.metadata) out.metadata.insert(kv);
       it = shards.emplace(path, std::move(shard)).first;

@@ -10,8 +10,9 @@
 //                     the wrong kind, data_offsets out of the data section, begin > end, a
 //                     size that is not numel * element size, overlapping tensors, duplicate
 //                     names; an index naming a tensor its shard lacks;
-//   INVALID_ARGUMENT  a dtype we do not know; an index shard path that leaves the index's
-//                     directory;
+//   INVALID_ARGUMENT  a dtype we do not know; an index shard path that leads out of the
+//                     index's directory, symlinks included, or is not a regular file (checked
+//                     on the opened file, as ONNX external data is: base/file_inside.h);
 //   NOT_FOUND / PERMISSION_DENIED / ...  opening a file (see MappedFile::open).
 // Messages name the file, the tensor where there is one, and the byte offset in the file.
 //

@@ -2,9 +2,12 @@
 // and loop count, weights inside subgraphs, nesting, symbolic shapes, and the refusals.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "driver/test_util.h"
+#include "engine/run_limits.h"
 #include "engine_test_util.h"
 
 namespace maxc {
@@ -116,6 +119,36 @@ TEST(ControlFlow, WhileLoopRunsUntilThePredicateFails) {
     EXPECT_EQ(as_i64(out[0]), limit);
     for (int64_t k = 0; k < 2; ++k) EXPECT_FLOAT_EQ(at(out[1], k), at(acc, k) * static_cast<float>(1 << limit));
   }
+}
+
+// A loop whose trip count the caller (or a file) makes endless stops at the run's deadline or
+// on its cancel flag, naming the loop and the iteration; the model then runs normally.
+TEST(ControlFlow, RunLimitsStopAnEndlessWhileLoop) {
+  const Graph g = doubling();
+  auto model = Model::create(CompiledModel::compile(Context::create({}), g, CompileSettings{}), NamedTensors{});
+  const std::vector<Ref<Tensor>> endless{scalar_i64(int64_t{1} << 52), random_tensor({2}, 5)};
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    RunLimitsScope limits(RunLimits{20'000, nullptr});
+    EXPECT_MAXC_ERROR(model->execute(endless), Code::kDeadlineExceeded, "op 'while_loop' (iteration ",
+                      "20000 us");
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  int32_t cancel = 0;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    __atomic_store_n(&cancel, 1, __ATOMIC_RELAXED);
+  });
+  {
+    RunLimitsScope limits(RunLimits{0, &cancel});
+    EXPECT_MAXC_ERROR(model->execute(endless), Code::kCancelled, "op 'while_loop' (iteration ", "cancelled");
+    canceller.join();
+    // Still set: the next call stops before its first step.
+    EXPECT_MAXC_ERROR(model->execute(endless), Code::kCancelled, "(step 0)");
+  }
+  // Outside the scope nothing is checked, and the model is as it was.
+  auto out = model->execute(std::vector<Ref<Tensor>>{scalar_i64(3), endless[1]});
+  EXPECT_EQ(as_i64(out[0]), 3);
 }
 
 // call(x) with prefix "layer0." of a graph computing x @ w: inlined, its weight renamed.

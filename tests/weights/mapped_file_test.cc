@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/guarded_mapping.h"
 #include "test_util.h"
 
 namespace maxc::testing {
@@ -43,6 +44,32 @@ TEST(MappedFile, Errors) {
   if (::geteuid() != 0) {  // root reads anything
     EXPECT_MAXC_ERROR(MappedFile::open(dir.path("secret")), Code::kPermissionDenied, "secret", "Permission denied");
   }
+}
+
+// A file truncated under its mapping: reading past its new end would be SIGBUS, which ends the
+// process; the guard (base/guarded_mapping.h) turns those pages into zeros and marks the file.
+TEST(MappedFile, AFileThatShrinksUnderItsMappingReadsAsZerosAndIsMarkedDamaged) {
+  ScratchDir dir;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const std::vector<uint8_t> bytes = pattern(3 * page + 100, 5);
+  write_bytes(dir.path("shrinks.bin"), bytes);
+  auto f = MappedFile::open(dir.path("shrinks.bin"));
+  auto other = MappedFile::open(dir.path("shrinks.bin"));  // a second mapping, read before
+  EXPECT_EQ(f->data()[2 * page], bytes[2 * page]);
+  EXPECT_FALSE(f->damaged());
+  EXPECT_EQ(mapping_damage_error(f->data(), f->size()), "");
+  ASSERT_EQ(::truncate(dir.path("shrinks.bin").c_str(), static_cast<off_t>(page)), 0);
+  EXPECT_EQ(f->data()[10], bytes[10]);  // the first page is still in the file
+  uint64_t sum = 0;
+  for (size_t i = page; i < f->size(); ++i) sum += f->data()[i];  // faults; the process lives
+  EXPECT_EQ(sum, 0u);
+  EXPECT_TRUE(f->damaged());
+  EXPECT_FALSE(other->damaged());  // not read past the end: not (yet) damaged
+  const std::string error = mapping_damage_error(f->data() + page, 1);
+  EXPECT_NE(error.find("shrinks.bin"), std::string::npos) << error;
+  EXPECT_NE(error.find("shorter than when it was mapped"), std::string::npos) << error;
+  EXPECT_EQ(mapping_damage_error(other->data(), other->size()), "");
+  EXPECT_GE(mapping_fault_count(), 1u);
 }
 
 TEST(MappedFile, FromBytesOwnsItsCopy) {

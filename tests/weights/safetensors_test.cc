@@ -2,6 +2,8 @@
 // on well-formed but wrong headers (hostile_test.cc covers damaged bytes).
 #include "weights/safetensors.h"
 
+#include <sys/stat.h>
+
 #include "driver/tensor.h"
 #include "test_util.h"
 #include "weights/safetensors_writer.h"
@@ -248,6 +250,30 @@ TEST_F(SafetensorsIndex, Errors) {
                     "\"metadata\"");
   EXPECT_MAXC_ERROR(read_safetensors_index(write_index(R"({"weight_map": {)")), Code::kDataLoss,
                     "model.safetensors.index.json", "invalid JSON");
+}
+
+// A shard is checked where it really is, as ONNX external data is (base/file_inside.h): a
+// symlink out of the index's directory is refused, one that stays inside is followed.
+TEST_F(SafetensorsIndex, SymlinkedShardsMustStayInTheIndexDirectory) {
+  ScratchDir outside;
+  write_safetensors(outside.path("elsewhere.safetensors"), views(a_), {});
+  std::filesystem::create_symlink(outside.path("elsewhere.safetensors"), dir_.path("escape.safetensors"));
+  EXPECT_MAXC_ERROR(read_safetensors_index(write_index(R"({"weight_map": {"embed": "escape.safetensors"}})")),
+                    Code::kInvalidArgument, "shard (at offset", "escape.safetensors", "resolves outside",
+                    "elsewhere.safetensors");
+  std::filesystem::create_directory_symlink(outside.dir(), dir_.path("linked_dir"));
+  EXPECT_MAXC_ERROR(
+      read_safetensors_index(write_index(R"({"weight_map": {"embed": "linked_dir/elsewhere.safetensors"}})")),
+      Code::kInvalidArgument, "resolves outside");
+  std::filesystem::create_directory(dir_.path("shards"));
+  std::filesystem::create_symlink("../model-00001-of-00002.safetensors", dir_.path("shards/first.safetensors"));
+  SafetensorsFile f = read_safetensors_index(write_index(R"({"weight_map": {"embed": "shards/first.safetensors"}})"));
+  ASSERT_EQ(f.entries.size(), 1u);
+  expect_entry(f.entries[0], a_[0]);
+  EXPECT_EQ(f.entries[0].file->path(), dir_.path("model-00001-of-00002.safetensors"));
+  ASSERT_EQ(::mkfifo(dir_.path("fifo.safetensors").c_str(), 0600), 0);
+  EXPECT_MAXC_ERROR(read_safetensors_index(write_index(R"({"weight_map": {"embed": "fifo.safetensors"}})")),
+                    Code::kInvalidArgument, "not a regular file");
 }
 
 TEST(Safetensors, LooksLike) {

@@ -54,6 +54,14 @@ class MaxRuntimeError(MaxError, RuntimeError):
     """Every other code (FAILED_PRECONDITION, DATA_LOSS, ...), and use of a closed handle."""
 
 
+class MaxDeadlineExceededError(MaxRuntimeError):
+    """DEADLINE_EXCEEDED: a call ran past its RunOptions timeout."""
+
+
+class MaxCancelledError(MaxRuntimeError):
+    """CANCELLED: a call stopped because its RunOptions were terminated."""
+
+
 def error_class(code, dtype=False):
     """The exception class for a status code; dtype=True says the failing call was about a
     dtype, so INVALID_ARGUMENT becomes MaxTypeError rather than MaxValueError."""
@@ -63,6 +71,10 @@ def error_class(code, dtype=False):
         return MaxNotFoundError
     if code == OUT_OF_RANGE:
         return MaxIndexError
+    if code == DEADLINE_EXCEEDED:
+        return MaxDeadlineExceededError
+    if code == CANCELLED:
+        return MaxCancelledError
     return MaxRuntimeError
 
 

@@ -316,6 +316,19 @@ _DECLS_PLACEMENT = {
 }
 
 
+# ABI 1.8: run options, a deadline and a cancellation flag (Model.execute reports these
+# when missing).
+class max_run_options_t(ctypes.Structure):
+    """max_run_options_t (ABI 1.8)."""
+    _fields_ = [("struct_size", c_size_t), ("timeout_us", c_int64), ("cancel_flag", POINTER(c_int32))]
+
+
+_DECLS_RUN_OPTIONS = {
+    "max_run_options_init": (S, [POINTER(max_run_options_t), c_size_t]),
+    "max_model_execute_with_options": (S, [P, PP, c_size_t, POINTER(max_run_options_t), PP]),
+}
+
+
 def _declare(decls):
     missing = []
     for name, (res, args) in decls.items():
@@ -334,6 +347,7 @@ missing_engine = _declare(_DECLS_ENGINE)
 missing_weights = _declare(_DECLS_WEIGHTS)
 missing_graphs = _declare(_DECLS_GRAPHS)
 missing_placement = _declare(_DECLS_PLACEMENT)
+missing_run_options = _declare(_DECLS_RUN_OPTIONS)
 
 
 def _check_abi():

@@ -18,7 +18,8 @@ import numpy as np
 
 from . import _errors
 from ._errors import check
-from ._lib import lib, max_compile_options_t, max_context_options_t, missing_engine, missing_graphs
+from ._lib import (lib, max_compile_options_t, max_context_options_t, max_run_options_t, missing_engine,
+                   missing_graphs, missing_run_options)
 from .driver import Device, Tensor, _borrow_numpy, _Handle, _int_out
 from .dtype import DType
 from .graph import Graph
@@ -228,6 +229,60 @@ def _weights_args(weights_registry: Optional[Mapping], specs: List[TensorSpec]):
 # ---- Model -----------------------------------------------------------------------------------
 
 
+class RunOptions:
+    """Limits for Model.execute calls, as onnxruntime's RunOptions: `timeout` in seconds
+    (None, the default: no limit), counted from each call's start, and `terminate`, which
+    any thread may set to True to stop every call running under these options (and refuse
+    new ones until it is set back to False). Checked before every step of the model and
+    every iteration of a loop (ONNX Loop and Scan), so a model whose loop would run for ever
+    can be stopped. One RunOptions may serve many calls and threads."""
+
+    def __init__(self, timeout: Optional[float] = None, terminate: bool = False):
+        self._flag = c_int32(0)  # the cancel flag the library polls; lives as long as self
+        self.timeout = timeout
+        self.terminate = terminate
+
+    @property
+    def timeout(self) -> Optional[float]:
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, seconds: Optional[float]) -> None:
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
+                raise TypeError(f"RunOptions.timeout must be a number of seconds or None, not {seconds!r}")
+            if not seconds > 0:
+                raise ValueError(f"RunOptions.timeout must be positive, not {seconds!r}")
+        self._timeout = None if seconds is None else float(seconds)
+
+    @property
+    def terminate(self) -> bool:
+        return bool(self._flag.value)
+
+    @terminate.setter
+    def terminate(self, value: bool) -> None:
+        # One aligned int32 store, which the library reads atomically between steps.
+        self._flag.value = 1 if value else 0
+
+    def __repr__(self):
+        return f"RunOptions(timeout={self._timeout!r}, terminate={self.terminate!r})"
+
+
+def _run_options_struct(run_options: RunOptions) -> max_run_options_t:
+    if not isinstance(run_options, RunOptions):
+        raise TypeError(f"run_options must be a max_c.engine.RunOptions, not {type(run_options).__name__}")
+    if missing_run_options:
+        raise _errors.MaxRuntimeError("this libmax_c has no run options (ABI 1.8): missing "
+                                      + ", ".join(missing_run_options), _errors.UNIMPLEMENTED)
+    o = max_run_options_t()
+    check(lib.max_run_options_init(byref(o), ctypes.sizeof(o)))
+    if run_options.timeout is not None:
+        # At least 1 us: a positive timeout never means "none".
+        o.timeout_us = max(1, min(int(run_options.timeout * 1e6), 2**62))
+    o.cancel_flag = ctypes.pointer(run_options._flag)
+    return o
+
+
 class Model(_Handle):
     """A loaded model that you can execute (MAX's max.engine.Model). Do not construct it:
     InferenceSession.load makes it."""
@@ -293,16 +348,23 @@ class Model(_Handle):
 
     # ---- execution ------------------------------------------------------------------------
 
-    def execute(self, *args) -> List[Tensor]:
+    def execute(self, *args, run_options: Optional["RunOptions"] = None) -> List[Tensor]:
         """Runs the model on positional inputs (driver.Tensor, numpy arrays or other DLPack
         arrays, and Python or numpy scalars for rank-0 inputs) and returns the outputs as
         new driver.Tensors. Inputs are only read. An input of the wrong dtype raises TypeError,
         other bad inputs (count, rank, dims) ValueError; both name the input and the model
-        stays usable."""
+        stays usable. With `run_options` (a RunOptions), the call stops at its timeout
+        (MaxDeadlineExceededError) or once another thread sets its `terminate`
+        (MaxCancelledError), naming the op it stopped before; the model stays usable."""
         h = self._h
         with self._positional(args) as inputs:
             out = c_void_p()
-            check(lib.max_model_execute(h, inputs.handles(), len(inputs), byref(out)))
+            if run_options is None:
+                check(lib.max_model_execute(h, inputs.handles(), len(inputs), byref(out)))
+            else:
+                options = _run_options_struct(run_options)
+                check(lib.max_model_execute_with_options(h, inputs.handles(), len(inputs), byref(options),
+                                                         byref(out)))
         return _tensor_list(out.value)
 
     def _positional(self, args) -> "_Args":
@@ -542,4 +604,4 @@ def _compile_options(fuse: bool, fold_constants: bool, plan_cache_capacity: int,
     return opts
 
 
-__all__ = ["InferenceSession", "Model", "TensorSpec"]
+__all__ = ["InferenceSession", "Model", "RunOptions", "TensorSpec"]

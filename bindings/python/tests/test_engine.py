@@ -81,7 +81,7 @@ def test_every_called_function_is_declared():
     # ctypes defaults an undeclared function's result to int: a handle would be truncated.
     from max_c import _lib
     declared = (set(_lib._DECLS) | set(_lib._DECLS_ENGINE) | set(_lib._DECLS_WEIGHTS)
-                | set(_lib._DECLS_GRAPHS) | set(_lib._DECLS_PLACEMENT))
+                | set(_lib._DECLS_GRAPHS) | set(_lib._DECLS_PLACEMENT) | set(_lib._DECLS_RUN_OPTIONS))
     package = os.path.dirname(max_c.__file__)
     for name in sorted(os.listdir(package)):
         if name.endswith(".py"):

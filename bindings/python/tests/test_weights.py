@@ -1,6 +1,7 @@
 """max_c.weights: safetensors files (written here by an independent writer) through the
 library's registry, bound into models by name, and hostile files refused cleanly."""
 import json
+import os
 import struct
 
 import numpy as np
@@ -118,6 +119,37 @@ def test_sharded_checkpoint_through_its_index(tmp_path, tensors):
     w = SafetensorWeights([tmp_path / "model.safetensors.index.json"])
     assert sorted(w.names()) == sorted(names)
     np.testing.assert_array_equal(w.tensor("ids").to_numpy(), tensors["ids"])
+
+
+def test_a_shard_symlinked_out_of_the_index_directory_is_refused(tmp_path, tensors):
+    (tmp_path / "model").mkdir()
+    write_safetensors(tmp_path / "elsewhere.safetensors", tensors)
+    (tmp_path / "model" / "shard.safetensors").symlink_to(tmp_path / "elsewhere.safetensors")
+    index = tmp_path / "model" / "model.safetensors.index.json"
+    index.write_text(json.dumps({"weight_map": {n: "shard.safetensors" for n in tensors}}))
+    with pytest.raises(max_c.MaxValueError, match="resolves outside the index's directory"):
+        SafetensorWeights([index])
+
+
+def test_a_weights_file_truncated_under_a_model_is_data_loss_not_sigbus(tmp_path):
+    # The model reads v in place from the mapping; truncating the file would make that read
+    # SIGBUS (the process dies, pytest's faulthandler with it). The guard answers it instead.
+    v = np.arange(4096, dtype=np.float32)
+    path = write_safetensors(tmp_path / "shrinks.safetensors", {"v": v})
+    g = Graph("add_v", input_types=[TensorType(DType.float32, [4096])])
+    with g:
+        g.output(g.inputs[0] + g.add_weight("v", DType.float32, [4096]))
+    model = InferenceSession(num_threads=1).load(g, weights_registry=SafetensorWeights([path]))
+    x = np.ones(4096, np.float32)
+    np.testing.assert_array_equal(model.execute(x)[0].to_numpy(), v + 1)
+    os.truncate(path, 0)
+    with pytest.raises(MaxRuntimeError, match="shrinks.safetensors") as err:
+        model.execute(x)
+    assert err.value.code_name == "DATA_LOSS"
+    fresh = Weights()
+    fresh.add("v", v)
+    model.reload(fresh)
+    np.testing.assert_array_equal(model.execute(x)[0].to_numpy(), v + 1)
 
 
 def test_corrupt_and_truncated_files_fail_cleanly(tmp_path, tensors):

@@ -14,6 +14,7 @@
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
 #include "engine/program_constants.h"
+#include "engine/run_limits.h"
 
 namespace maxc {
 
@@ -110,13 +111,29 @@ Lowered lower_cond(const LowerContext& ctx) {
   }};
 }
 
+// A region's run in iteration `i`: a deadline or a cancellation inside it names the loop and
+// the iteration, not only the body's op.
+std::vector<Ref<Tensor>> run_iteration(const ControlFlow& cf, size_t region, const KernelArgs& args,
+                                       std::span<const void* const> values, int64_t i) {
+  try {
+    return cf.run(region, args, values);
+  } catch (const Error& e) {
+    if (e.code() != Code::kDeadlineExceeded && e.code() != Code::kCancelled) throw;
+    fail(e.code(), "op 'while_loop' (iteration ", i, "): ", e.what());
+  }
+}
+
+// The run limits are checked before every iteration: nothing else bounds a loop whose trip
+// count a file gives (an ONNX Loop of 2^52 iterations).
 Lowered lower_while_loop(const LowerContext& ctx) {
   return {[cf = plan_control_flow(ctx)](const KernelArgs& args) {
     wait_for_inputs(args);
     std::vector<const void*> current(args.inputs, args.inputs + cf.outputs.size());
     std::vector<Ref<Tensor>> held;  // what `current` points into, past the first iteration
-    while (cf.holds(cf.run(0, args, current)[0]->data())) {
-      held = cf.run(1, args, current);
+    for (int64_t i = 0;; ++i) {
+      check_run_limits("while_loop", "iteration", i);
+      if (!cf.holds(run_iteration(cf, 0, args, current, i)[0]->data())) break;
+      held = run_iteration(cf, 1, args, current, i);
       current = addresses(held);
     }
     cf.copy_out(args, current);

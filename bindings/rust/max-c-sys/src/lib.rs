@@ -1,4 +1,4 @@
-//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.7).
+//! Raw FFI declarations for libmax_c, mirroring `include/max_c.h` (ABI 1.8).
 //!
 //! Written by hand; `tests/header.rs` parses the header and checks that every function,
 //! constant and parameter type here matches it, so a drift fails `cargo test`.
@@ -106,7 +106,7 @@ pub struct DLManagedTensorVersioned {
 
 // ---- versions ----
 pub const MAX_ABI_VERSION_MAJOR: u32 = 1;
-pub const MAX_ABI_VERSION_MINOR: u32 = 7;
+pub const MAX_ABI_VERSION_MINOR: u32 = 8;
 pub const MAX_ABI_VERSION: u32 = (MAX_ABI_VERSION_MAJOR << 16) | MAX_ABI_VERSION_MINOR;
 
 // ---- opaque handles ----
@@ -259,6 +259,17 @@ pub struct max_compile_options_t {
     /// wholly on the host is moved onto before it compiles; NULL, the default, keeps the
     /// file's own placement. Borrowed for the call.
     pub file_device: *const max_device_t,
+}
+
+/// Run options (ABI 1.8): checked before every step and every loop iteration of one execute.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct max_run_options_t {
+    pub struct_size: usize,
+    /// Microseconds the call may run from its start; 0, the default: no limit.
+    pub timeout_us: i64,
+    /// A flag the caller owns; nonzero cancels the call. NULL: none. Read atomically.
+    pub cancel_flag: *const i32,
 }
 
 // ---- weights (ABI 1.3) ----
@@ -454,6 +465,9 @@ extern "C" {
     pub fn max_model_execute(model: *mut max_model_t, inputs: *const *mut max_tensor_t, num_inputs: usize, out_outputs: *mut *mut max_tensor_list_t) -> St;
     pub fn max_model_execute_named(model: *mut max_model_t, names: *const *const c_char, inputs: *const *mut max_tensor_t, num_inputs: usize, out_outputs: *mut *mut max_tensor_list_t) -> St;
     pub fn max_model_reload(model: *mut max_model_t, weight_names: *const *const c_char, weights: *const *mut max_tensor_t, num_weights: usize) -> St;
+    // run options (ABI 1.8): a deadline and a cancellation flag
+    pub fn max_run_options_init(options: *mut max_run_options_t, struct_size: usize) -> St;
+    pub fn max_model_execute_with_options(model: *mut max_model_t, inputs: *const *mut max_tensor_t, num_inputs: usize, options: *const max_run_options_t, out_outputs: *mut *mut max_tensor_list_t) -> St;
 
     // weights (ABI 1.3): quantization encodings, the registry, quantize, models from a registry
     pub fn max_quant_encoding_name(encoding: max_quant_encoding_t) -> *const c_char;

@@ -22,6 +22,45 @@
 use super::*;
 
 // ======================================================================================
+// Run options
+// ======================================================================================
+
+/// Limits for [`Model::execute_with_options`], as onnxruntime's `RunOptions`: a timeout
+/// counted from each call's start, and a cancel flag that any thread may set through
+/// [`RunOptions::cancel`] (clones share it) to stop every call running under it.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    timeout: Option<std::time::Duration>,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicI32>,
+}
+
+impl RunOptions {
+    /// No timeout, not cancelled.
+    pub fn new() -> RunOptions {
+        RunOptions::default()
+    }
+    /// The longest a call may run (at least one microsecond); None, the default: no limit.
+    pub fn timeout(mut self, timeout: Option<std::time::Duration>) -> RunOptions {
+        self.timeout = timeout;
+        self
+    }
+    /// Stops the calls running under these options (and refuses new ones until [`reset`]).
+    ///
+    /// [`reset`]: RunOptions::reset
+    pub fn cancel(&self) {
+        self.cancel.store(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    /// Clears a [`RunOptions::cancel`], so that calls under these options run again.
+    pub fn reset(&self) {
+        self.cancel.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+    /// Whether [`RunOptions::cancel`] was called since the last [`RunOptions::reset`].
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(std::sync::atomic::Ordering::Relaxed) != 0
+    }
+}
+
+// ======================================================================================
 // Compile options
 // ======================================================================================
 
@@ -405,6 +444,21 @@ impl Model {
     pub fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         let raw: Vec<*mut sys::max_tensor_t> = inputs.iter().map(|t| t.ptr).collect();
         take_outputs(|out| unsafe { sys::max_model_execute(self.ptr, or_null(&raw), raw.len(), out) })
+    }
+
+    /// As [`Model::execute`], stopping at `options`' timeout (DEADLINE_EXCEEDED) or once its
+    /// cancel flag is set from any thread (CANCELLED), checked before every step and every
+    /// loop iteration; the error names the op, and the model stays usable (ABI 1.8).
+    pub fn execute_with_options(&self, inputs: &[&Tensor], options: &RunOptions) -> Result<Vec<Tensor>> {
+        let raw: Vec<*mut sys::max_tensor_t> = inputs.iter().map(|t| t.ptr).collect();
+        let mut o: sys::max_run_options_t = unsafe { std::mem::zeroed() };
+        check(unsafe { sys::max_run_options_init(&mut o, std::mem::size_of::<sys::max_run_options_t>()) })?;
+        if let Some(t) = options.timeout {
+            o.timeout_us = i64::try_from(t.as_micros()).unwrap_or(i64::MAX).max(1);
+        }
+        // The flag outlives the call: `options` borrows its Arc for the call's duration.
+        o.cancel_flag = options.cancel.as_ptr() as *const i32;
+        take_outputs(|out| unsafe { sys::max_model_execute_with_options(self.ptr, or_null(&raw), raw.len(), &o, out) })
     }
 
     /// As [`Model::execute`] with every input given by name, in any order.

@@ -1,4 +1,4 @@
-//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.7), named like
+//! Safe Rust bindings for libmax_c (the C ABI in `include/max_c.h`, ABI 1.8), named like
 //! Modular's MAX: a [`Context`] (InferenceSession) compiles a [`Graph`] built with typed op
 //! helpers ([`ops`](mod@ops)), or a MAXG or ONNX file ([`Context::compile_file`]), into a
 //! [`CompiledModel`]; binding weights (tensors by name, or a [`Weights`] registry filled from
@@ -128,7 +128,7 @@ mod engine;
 mod graphs;
 pub mod ops;
 mod weights;
-pub use engine::{CompileOptions, CompiledModel, Model, TensorSpec};
+pub use engine::{CompileOptions, CompiledModel, Model, RunOptions, TensorSpec};
 pub use ops::{Conv2d, GeluApproximation, Index, Pool2d};
 pub use weights::{BlockParameters, QuantEncoding, WeightInfo, Weights};
 

@@ -114,3 +114,54 @@ fn a_call_that_does_not_fit_its_subgraph_is_refused() {
     let schema = op_schema("cond", 0).unwrap();
     assert_eq!(schema.inputs[1], OpInput { name: "args".into(), arity: InputArity::Any });
 }
+
+/// i = 0; while i < n: i += 1 — with n = 2^52, the endless ONNX Loop the fuzzer found.
+fn counting_graph() -> Graph {
+    let predicate = Graph::new("i_lt_n").unwrap();
+    {
+        let (i, n) = (i64_scalar(&predicate, "i"), i64_scalar(&predicate, "n"));
+        predicate.set_outputs(&[&i.less(&n).unwrap()]).unwrap();
+    }
+    let body = Graph::new("step").unwrap();
+    {
+        let (i, n) = (i64_scalar(&body, "i"), i64_scalar(&body, "n"));
+        body.set_outputs(&[&i.add(&body.scalar(1i64).unwrap()).unwrap(), &n]).unwrap();
+    }
+    let g = Graph::new("count").unwrap();
+    {
+        let n = i64_scalar(&g, "n");
+        let zero = g.scalar(0i64).unwrap();
+        let out = g.while_loop(&[&zero, &n], &predicate, &body).unwrap();
+        g.set_outputs(&[&out[0]]).unwrap();
+    }
+    g
+}
+
+#[test]
+fn run_options_stop_an_endless_loop_and_the_model_runs_on() {
+    let compiled = Context::new(1).unwrap().compile(&counting_graph(), &CompileOptions::default()).unwrap();
+    let model = compiled.init(&[]).unwrap();
+    let endless = Tensor::from_slice(&[1i64 << 52], &[]).unwrap();
+    let started = std::time::Instant::now();
+    let options = RunOptions::new().timeout(Some(std::time::Duration::from_millis(50)));
+    let e = model.execute_with_options(&[&endless], &options).unwrap_err();
+    assert_eq!(e.code, ffi::MAX_STATUS_DEADLINE_EXCEEDED, "{e}");
+    assert!(e.message.contains("op 'while_loop' (iteration "), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+
+    let options = RunOptions::new();
+    let canceller = {
+        let options = options.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            options.cancel();
+        })
+    };
+    let e = model.execute_with_options(&[&endless], &options).unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(e.code, ffi::MAX_STATUS_CANCELLED, "{e}");
+    options.reset();
+    let three = Tensor::from_slice(&[3i64], &[]).unwrap();
+    let out = model.execute_with_options(&[&three], &options).unwrap();
+    assert_eq!(out[0].to_vec::<i64>().unwrap(), [3]);
+}

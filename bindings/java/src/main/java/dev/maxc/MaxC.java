@@ -58,6 +58,14 @@ public interface MaxC extends Library {
     public int log_level;
   }
 
+  /** {@code max_run_options_t} (ABI 1.8; fill it with {@code max_run_options_init}). */
+  @Structure.FieldOrder({"struct_size", "timeout_us", "cancel_flag"})
+  class RunOptions extends Structure {
+    public SizeT struct_size = new SizeT();
+    public long timeout_us;
+    public Pointer cancel_flag;
+  }
+
   /**
    * {@code max_compile_options_t} (fill it with {@code max_compile_options_init}). A library older
    * than a field reads the fields it knows and refuses a nonzero value in the others: leave the
@@ -259,6 +267,10 @@ public interface MaxC extends Library {
   Pointer max_model_execute_named(Pointer model, String[] names, Pointer[] inputs, SizeT numInputs,
       PointerByReference outOutputs);
   Pointer max_model_reload(Pointer model, String[] weightNames, Pointer[] weights, SizeT numWeights);
+  // run options (ABI 1.8)
+  Pointer max_run_options_init(RunOptions options, SizeT structSize);
+  Pointer max_model_execute_with_options(Pointer model, Pointer[] inputs, SizeT numInputs, RunOptions options,
+      PointerByReference outOutputs);
 
   // ---- weights and quantization (ABI 1.3) ----
   String max_quant_encoding_name(int encoding);

@@ -74,6 +74,26 @@ public final class Model extends NativeHandle {
   }
 
   /**
+   * As {@link #execute(List)}, stopping at {@code options}' timeout (DEADLINE_EXCEEDED) or once
+   * another thread calls its {@link RunOptions#cancel()} (CANCELLED), checked before every step
+   * and every loop iteration; the message names the op, and the model stays usable (ABI 1.8).
+   */
+  public List<Tensor> execute(List<Tensor> inputs, RunOptions options) {
+    if (options == null) {
+      return execute(inputs);
+    }
+    return with("execute", p -> {
+      try (TensorArgs args = TensorArgs.of(inputs, "Model.execute")) {
+        PointerByReference out = new PointerByReference();
+        MaxC.RunOptions o = options.toNative();
+        Status.check(MaxLibrary.lib().max_model_execute_with_options(p, args.cHandles(), args.count(), o, out));
+        java.lang.ref.Reference.reachabilityFence(options); // its flag stays allocated through the call
+        return TensorArgs.takeList(out.getValue());
+      }
+    });
+  }
+
+  /**
    * Runs the model on inputs given by name, in any order. As {@link #execute(List)} otherwise.
    *
    * @throws MaxException NOT_FOUND for an unknown name, INVALID_ARGUMENT for a missing one or a

@@ -122,4 +122,47 @@ class ControlFlowTest {
     OpInfo cond = OpInfo.get("cond", 0);
     assertEquals(List.of(new OpInfo.Input("pred", OpInfo.Arity.ONE), new OpInfo.Input("args", OpInfo.Arity.ANY)), cond.inputs());
   }
+
+  /** i = 0; while i < n: i++ — with n = 2^52, the endless ONNX Loop the fuzzer found. */
+  @Test
+  void runOptionsStopAnEndlessLoopAndTheModelRunsOn() throws Exception {
+    try (Graph pred = new Graph("i_lt_n"); Graph body = new Graph("step"); Graph g = new Graph("count");
+        Tensor one = Tensor.of(new long[] {1}); Tensor zero = Tensor.of(new long[] {0})) {
+      pred.setOutputs(List.of(Ops.less(pred.addInput("i", DType.INT64), pred.addInput("n", DType.INT64))), null);
+      Value bi = body.addInput("i", DType.INT64);
+      Value bn = body.addInput("n", DType.INT64);
+      body.setOutputs(List.of(Ops.add(bi, body.addConstant(one)), bn), null);
+      Value n = g.addInput("n", DType.INT64);
+      List<Value> out =
+          Ops.call(g, "while_loop", List.of(g.addConstant(zero), n), Map.of("predicate", pred, "body", body));
+      g.setOutputs(List.of(out.get(0)), null);
+      try (Context ctx = Context.create(1); CompiledModel cm = ctx.compile(g); Model m = cm.createModel(Map.of());
+          Tensor endless = Tensor.of(new long[] {1L << 52}); Tensor three = Tensor.of(new long[] {3})) {
+        long began = System.nanoTime();
+        MaxException e = assertThrows(MaxException.class,
+            () -> m.execute(List.of(endless), new RunOptions().timeout(java.time.Duration.ofMillis(50))));
+        assertEquals(StatusCode.DEADLINE_EXCEEDED, e.code());
+        assertTrue(e.getMessage().contains("op 'while_loop' (iteration "), e.getMessage());
+        assertTrue(System.nanoTime() - began < 5_000_000_000L);
+
+        RunOptions options = new RunOptions();
+        Thread canceller = new Thread(() -> {
+          try {
+            Thread.sleep(50);
+          } catch (InterruptedException ignored) {
+            Thread.currentThread().interrupt();
+          }
+          options.cancel();
+        });
+        canceller.start();
+        e = assertThrows(MaxException.class, () -> m.execute(List.of(endless), options));
+        canceller.join();
+        assertEquals(StatusCode.CANCELLED, e.code());
+        options.reset();
+        List<Tensor> res = m.execute(List.of(three), options);
+        assertArrayEquals(new long[] {3}, res.get(0).toLongArray());
+        res.forEach(Tensor::close);
+      }
+    }
+  }
 }
