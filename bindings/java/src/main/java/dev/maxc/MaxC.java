@@ -30,7 +30,7 @@ public interface MaxC extends Library {
   /** {@code MAX_ABI_VERSION_MAJOR} of the header this binding was written against. */
   int ABI_VERSION_MAJOR = 1;
   /** {@code MAX_ABI_VERSION_MINOR} of the header this binding was written against. */
-  int ABI_VERSION_MINOR = 7;
+  int ABI_VERSION_MINOR = 8;
   /** {@code MAX_ABI_VERSION}: (major &lt;&lt; 16) | minor. */
   int ABI_VERSION = (ABI_VERSION_MAJOR << 16) | ABI_VERSION_MINOR;
   /**

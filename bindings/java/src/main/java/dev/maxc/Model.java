@@ -85,6 +85,7 @@ public final class Model extends NativeHandle {
     return with("execute", p -> {
       try (TensorArgs args = TensorArgs.of(inputs, "Model.execute")) {
         PointerByReference out = new PointerByReference();
+        MaxLibrary.requireAbiMinor(8, "Model.execute with RunOptions (max_model_execute_with_options)");
         MaxC.RunOptions o = options.toNative();
         Status.check(MaxLibrary.lib().max_model_execute_with_options(p, args.cHandles(), args.count(), o, out));
         java.lang.ref.Reference.reachabilityFence(options); // its flag stays allocated through the call

@@ -18,8 +18,8 @@ class VersionTest {
     // are bound); the ABI 1.5 additions check the library's version when used.
     assertEquals((1 << 16) | 4, MaxC.MIN_ABI_VERSION);
     assertTrue((lib & 0xFFFF) >= (MaxC.MIN_ABI_VERSION & 0xFFFF), "library " + MaxLibrary.formatVersion(lib) + " is older");
-    assertEquals((1 << 16) | 7, header);
-    assertEquals("1.7", MaxLibrary.formatVersion(header));
+    assertEquals((1 << 16) | 8, header);
+    assertEquals("1.8", MaxLibrary.formatVersion(header));
     assertTrue(MaxLibrary.versionString().matches("\\d+\\.\\d+\\.\\d+.*"), MaxLibrary.versionString());
     assertFalse(MaxLibrary.origin().isEmpty());
   }
