@@ -9,6 +9,7 @@
 
 #include "onnx/dtypes.h"
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 #include "onnx/tensor_data.h"
 #include "onnx/value_table.h"
 
@@ -521,6 +522,7 @@ class RoiAlignImport {
       c_.invalid("output_height and output_width must be >= 1, got ", out_h_, " and ", out_w_);
     grid_ = c_.attr_int("sampling_ratio", 0);
     if (grid_ < 0) c_.invalid("sampling_ratio must be >= 0, got ", grid_);
+    bounded_elements(c_, {std::max(out_h_, out_w_), grid_}, "the sample offsets (bins x sampling_ratio)");
     if (grid_ == 0)
       c_.unsupported("sampling_ratio 0 (a sampling grid that depends on each ROI's size); only a fixed "
                      "sampling_ratio is supported");
