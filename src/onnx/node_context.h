@@ -59,6 +59,8 @@ class NodeContext {
   // A known input's elements; UNIMPLEMENTED when not known. `what` names it ("shape").
   std::vector<Dim> known_dims(size_t i, std::string_view what);
   std::vector<int64_t> known_ints(size_t i, std::string_view what);
+  // A known input of one integer element, exactly (no round trip through a double).
+  int64_t known_int(size_t i, std::string_view what);
   double known_scalar(size_t i, std::string_view what);
 
   // ---- attributes ----

@@ -82,7 +82,7 @@ ValueId scan_along_named_axis(NodeContext& c, const std::function<ValueId(size_t
   int64_t r = c.rank(0);
   if (r == 0) c.invalid("x must have rank >= 1");
   const KnownValue* k = c.known(1);
-  if (k && k->doubles()) return along(static_cast<size_t>(c.axis(static_cast<int64_t>(c.known_scalar(1, "axis")), r)));
+  if (k && k->static_ints()) return along(static_cast<size_t>(c.axis(c.known_int(1, "axis"), r)));
   size_t last = static_cast<size_t>(r - 1);
   ValueId y = along(last);
   if (r == 1) return y;

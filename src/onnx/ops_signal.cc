@@ -37,7 +37,8 @@ DType output_datatype(NodeContext& c) {
 
 int64_t known_int(NodeContext& c, size_t i, std::string_view what) {
   double v = c.known_scalar(i, what);
-  if (v != std::floor(v)) c.invalid("input ", i, " '", what, "' must be an integer, got ", v);
+  // Also refuses NaN and values past int64, which have no integer to convert to.
+  if (v != std::floor(v) || !(std::fabs(v) < 0x1p63)) c.invalid("input ", i, " '", what, "' must be an integer, got ", v);
   return static_cast<int64_t>(v);
 }
 
@@ -83,7 +84,9 @@ void import_mel_weight_matrix(NodeContext& c) {
   std::vector<int64_t> edge(static_cast<size_t>(mels + 2));
   for (int64_t i = 0; i < mels + 2; ++i) {
     double hz = 700 * std::expm1((static_cast<double>(i) * step + lo_mel) / 2595 * std::log(10.0));
-    edge[static_cast<size_t>(i)] = static_cast<int64_t>(std::floor(static_cast<double>(dft + 1) * hz / rate));
+    const double bin = std::floor(static_cast<double>(dft + 1) * hz / rate);
+    if (!(std::fabs(bin) < 0x1p62)) c.invalid("the mel edge ", i, " falls at the spectrogram bin ", bin);
+    edge[static_cast<size_t>(i)] = static_cast<int64_t>(bin);
   }
   std::vector<double> m(static_cast<size_t>(bins * mels), 0.0);
   auto at = [&](int64_t j, int64_t i) -> double& {

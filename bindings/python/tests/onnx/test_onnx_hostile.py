@@ -195,6 +195,21 @@ def test_tfidf_output_coordinate_of_a_trillion(session, tmp_path):
     refused(session, tmp_path, m, EXHAUSTED, "'hostile' (TfIdfVectorizer)", "coordinate 1099511627776")
 
 
+def test_roi_align_output_height_near_int64_max(session, tmp_path):
+    """Each output bin's sample offsets are a table built here: 2^62 bins ran for ever."""
+    m = model([node("RoiAlign", ["x", "rois", "idx"], ["y"], output_height=1 << 62, output_width=5, sampling_ratio=2)],
+              [vi("x", F32, [1, 1, 10, 10]), vi("rois", F32, [3, 4]), vi("idx", I64, [3])], [vi("y", F32, None)],
+              opset=16)
+    refused(session, tmp_path, m, EXHAUSTED, "'hostile' (RoiAlign)", "sample offsets")
+
+
+def test_split_num_outputs_other_than_the_outputs(session, tmp_path):
+    """num_outputs of a trillion for a two-output node: one split size was made per output it named."""
+    m = model([node("Split", ["x"], ["a", "b"], axis=0, num_outputs=HUGE)], [vi("x", F32, [4, 2])],
+              [vi("a", F32, None), vi("b", F32, None)], opset=18)
+    refused(session, tmp_path, m, INVALID, "'hostile' (Split)", "num_outputs is 1099511627776", "2 outputs")
+
+
 # ---- ops unrolled at import ----
 
 def test_det_of_huge_matrices(session, tmp_path):
