@@ -91,6 +91,8 @@ class CausalConvImport {
     if (w[1] != Dim(1)) c_.invalid("weight must be [channels, 1, k] (depthwise), got ", dims_to_string(w));
     // conv2d's group count is an attribute, so the channels must be known here.
     channels_ = in[1].is_static() ? in[1].static_value() : static_dim(c_, w[0], "the channel count");
+    if (w[0].is_static() && w[0] != Dim(channels_))
+      c_.invalid("weight has ", w[0], " filters but the input has ", channels_, " channels (one filter per channel)");
   }
 
   ValueId causal_window() {

@@ -107,6 +107,15 @@ def test_deform_conv_stride_zero(session, tmp_path):
     refused(session, tmp_path, m, INVALID, "'hostile' (DeformConv)", "'strides' entry 0 is 0")
 
 
+def test_causal_conv_with_a_filter_count_other_than_the_channels(session, tmp_path):
+    """A depthwise filter per channel: a trillion filters for 4 channels reached oneDNN,
+    which divided by zero."""
+    m = model([node("CausalConvWithState", ["x", "w"], ["y", "state"])],
+              [vi("x", F32, [2, 4, 8]), vi("w", F32, [HUGE, 1, 4])], [vi("y", F32, None), vi("state", F32, None)],
+              opset=27)
+    refused(session, tmp_path, m, INVALID, "'hostile' (CausalConvWithState)", "1099511627776 filters", "4 channels")
+
+
 # ---- tables the importer fills: identities, ranges, index lists ----
 
 def test_eye_like_whose_rows_times_cols_wrap(session, tmp_path):
