@@ -32,7 +32,8 @@ constexpr int64_t kMaxScanElements = int64_t{1} << 32;
 // stays inside int64 for any dim a tensor can have.
 constexpr int64_t kMaxPadding = int64_t{1} << 40;
 
-// The most steps of a window the importer unrolls into one op each (LRN's channel window).
+// The most steps of a window the importer unrolls into an op or two each (LRN's channel
+// window, a 3-D convolution's depth taps).
 constexpr int64_t kMaxUnrolledWindow = 1024;
 
 // The product of non-negative factors; nullopt when it would exceed INT64_MAX.
