@@ -3,6 +3,8 @@
 #include <string_view>
 #include <vector>
 
+#include "onnx/size_limits.h"
+
 namespace maxc::onnx {
 namespace {
 
@@ -46,6 +48,11 @@ ValueId conv3d(NodeContext& c, ValueId x, ValueId w, std::optional<ValueId> bias
   const int64_t depth = static_dim(c, xd[2], "input depth") + p.pad_begin[0] + p.pad_end[0];
   const int64_t kd = static_dim(c, wd[2], "filter depth");
   const int64_t f = static_dim(c, wd[0], "number of filters");
+  // Each depth tap is one slice and one add (a real 3-D filter has a handful).
+  if (kd < 1 || kd > kMaxUnrolledWindow)
+    c.exhausted("a 3-D convolution's filter depth must lie in [1, ", kMaxUnrolledWindow, "] (one slice per tap), got ",
+                kd);
+  if (p.groups < 1 || f % p.groups != 0) c.invalid("group ", p.groups, " does not divide the ", f, " filters");
   const int64_t reach = p.dilation[0] * (kd - 1) + 1;
   if (depth < reach) c.invalid("the filter's depth reach ", reach, " exceeds the padded input depth ", depth);
   const int64_t out_depth = (depth - reach) / p.stride[0] + 1;

@@ -1,5 +1,7 @@
 #include "onnx/fold.h"
 
+#include "onnx/size_limits.h"
+
 namespace maxc::onnx {
 
 std::optional<std::vector<int64_t>> broadcast_static(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
@@ -25,9 +27,9 @@ std::optional<std::vector<int64_t>> broadcast_of(const std::vector<const KnownVa
     if (!b) return std::nullopt;
     shape = *b;
   }
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  if (n > limit) return std::nullopt;
+  // Checked: many small operands along different axes can broadcast past int64.
+  std::optional<int64_t> n = checked_product(shape);
+  if (!n || *n > limit) return std::nullopt;
   return shape;
 }
 

@@ -7,6 +7,7 @@
 #include "driver/device.h"
 #include "kernels/cpu/cast.h"
 #include "kernels/cpu/half.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -93,6 +94,13 @@ Ref<Tensor> byte_int_tensor(DType dtype, const std::vector<int64_t>& shape, cons
   return t;
 }
 
+// The tensors below are filled from `count` values: a shape that holds another number of
+// elements would be written past (or left partly unset), so it stops here whatever computed it.
+void check_value_count(const std::vector<int64_t>& shape, size_t count) {
+  if (checked_product(shape) != static_cast<int64_t>(count))
+    fail(Code::kInternal, "onnx: a known value of shape ", dims_to_string(shape), " was given ", count, " values");
+}
+
 }  // namespace
 
 int64_t KnownValue::num_elements() const {
@@ -146,6 +154,7 @@ KnownValue KnownValue::from_dims(DType dtype, std::vector<int64_t> shape, std::v
   KnownValue k;
   k.dtype = dtype;
   k.shape = std::move(shape);
+  check_value_count(k.shape, values.size());
   bool all_static = true;
   for (const Dim& d : values) all_static = all_static && d.is_static();
   if (all_static) {
@@ -160,6 +169,7 @@ KnownValue KnownValue::from_dims(DType dtype, std::vector<int64_t> shape, std::v
 }
 
 KnownValue KnownValue::from_doubles(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
+  check_value_count(shape, values.size());
   // Packed elements are set one by one, so a last byte's unused bits must start at 0.
   auto t = Tensor::create(Device::cpu(), dtype, std::move(shape), /*zero=*/dtype_is_sub_byte(dtype));
   uint8_t* p = t->data();

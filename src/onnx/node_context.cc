@@ -66,6 +66,12 @@ std::vector<int64_t> NodeContext::known_ints(size_t i, std::string_view what) {
   return out;
 }
 
+int64_t NodeContext::known_int(size_t i, std::string_view what) {
+  std::vector<int64_t> v = known_ints(i, what);
+  if (v.size() != 1) invalid("input ", i, " '", what, "' must hold one value, got ", v.size());
+  return v[0];
+}
+
 double NodeContext::known_scalar(size_t i, std::string_view what) {
   const KnownValue* k = known(i);
   std::optional<std::vector<double>> v = k ? k->doubles() : std::nullopt;

@@ -1,7 +1,7 @@
 // What an operator's import function sees: its node's inputs (as graph values, types and
 // known values), attributes with ONNX defaults, the opset, and helpers that add our ops.
 // Every failure names the node: UNIMPLEMENTED for what we cannot express, INVALID_ARGUMENT
-// for what ONNX itself forbids.
+// for what ONNX itself forbids, RESOURCE_EXHAUSTED for sizes past size_limits.h.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +59,8 @@ class NodeContext {
   // A known input's elements; UNIMPLEMENTED when not known. `what` names it ("shape").
   std::vector<Dim> known_dims(size_t i, std::string_view what);
   std::vector<int64_t> known_ints(size_t i, std::string_view what);
+  // A known input of one integer element, exactly (no round trip through a double).
+  int64_t known_int(size_t i, std::string_view what);
   double known_scalar(size_t i, std::string_view what);
 
   // ---- attributes ----
@@ -103,6 +105,11 @@ class NodeContext {
   template <typename... Parts>
   [[noreturn]] void invalid(const Parts&... parts) const {
     fail(Code::kInvalidArgument, "onnx: ", label(), ": ", parts...);
+  }
+  // What the node asks for is more than the importer builds (size_limits.h).
+  template <typename... Parts>
+  [[noreturn]] void exhausted(const Parts&... parts) const {
+    fail(Code::kResourceExhausted, "onnx: ", label(), ": ", parts...);
   }
   // The values of `inputs` are needed now but are computed at run time: InputValuesNeeded
   // naming the graph inputs they come from, or plain UNIMPLEMENTED when they come from none.

@@ -15,6 +15,7 @@
 
 #include "onnx/dtypes.h"
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -205,7 +206,7 @@ class AttentionImport {
 
   // 0 .. n-1 as int64, shaped `shape` (n elements).
   ValueId iota(int64_t n, std::vector<int64_t> shape) {
-    std::vector<double> v(static_cast<size_t>(n));
+    std::vector<double> v(static_cast<size_t>(bounded_elements(c_, {n}, "a position range")));
     for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<double>(i);
     return c_.constant(KnownValue::from_doubles(DType::kInt64, std::move(shape), v));
   }
@@ -230,6 +231,9 @@ class AttentionImport {
     if (!q_len_.is_static() || !kv_len_.is_static())
       c_.unsupported("is_causal, windows and nonpad_kv_seqlen need static sequence lengths, got ", q_len_, " and ",
                      kv_len_);
+    // Each is a position range built here, and the query rows are walked once.
+    bounded_elements(c_, {q_len_.static_value()}, "the query positions");
+    bounded_elements(c_, {kv_len_.static_value()}, "the key positions");
     return {q_len_.static_value(), kv_len_.static_value()};
   }
 

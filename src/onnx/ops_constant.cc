@@ -5,6 +5,7 @@
 
 #include "onnx/dtypes.h"
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 #include "onnx/tensor_data.h"
 
 namespace maxc::onnx {
@@ -52,16 +53,15 @@ void import_constant_of_shape(NodeContext& c) {
   std::vector<Dim> shape = c.known_dims(0, "input");
   KnownValue value = fill_value(c);
   bool all_static = true;
-  int64_t count = 1;
   std::vector<int64_t> static_shape;
   for (const Dim& d : shape) {
     all_static = all_static && d.is_static();
     if (d.is_static()) {
       if (d.static_value() < 0) c.invalid("the shape has the negative dim ", d);
       static_shape.push_back(d.static_value());
-      count *= d.static_value();
     }
   }
+  const int64_t count = checked_product(static_shape).value_or(INT64_MAX);
   if (all_static && count <= kMaxFilledConstant) {
     if (value.ints)
       return c.set_known_output(0, KnownValue::from_dims(value.dtype, static_shape,
@@ -115,9 +115,9 @@ void import_eye_like(NodeContext& c) {
   int64_t rows = d[0].static_value(), cols = d[1].static_value(), k = c.attr_int("k", 0);
   DType dt = c.attr("dtype") ? to_dtype(static_cast<int32_t>(c.attr_int("dtype", 1)), c.label() + " attribute 'dtype'")
                              : c.dtype(0);
-  std::vector<double> v(static_cast<size_t>(rows * cols), 0.0);
+  std::vector<double> v(static_cast<size_t>(bounded_elements(c, {rows, cols}, "the identity")), 0.0);
   for (int64_t i = 0; i < rows; ++i)
-    if (i + k >= 0 && i + k < cols) v[static_cast<size_t>(i * cols + i + k)] = 1.0;
+    if (k >= -i && k < cols - i) v[static_cast<size_t>(i * cols + i + k)] = 1.0;  // i + k in [0, cols)
   c.set_output(0, c.constant(KnownValue::from_doubles(dt, {rows, cols}, v)));
 }
 

@@ -11,6 +11,7 @@
 
 #include "onnx/conv3d.h"
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -48,20 +49,27 @@ std::vector<Axis> read_axes(NodeContext& c, size_t n) {
   };
   std::vector<int64_t> strides = ints("strides", 1, n), dilations = ints("dilations", 1, n),
                        pads = ints("pads", 0, 2 * n), out_pad = ints("output_padding", 0, n);
+  check_values_in(c, "attribute 'strides'", strides, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'dilations'", dilations, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'pads'", pads, 0, kMaxWindowValue);
+  check_values_in(c, "attribute 'output_padding'", out_pad, 0, kMaxWindowValue);
   std::optional<std::vector<int64_t>> out_shape = c.attr_ints("output_shape");
   if (out_shape && out_shape->size() != n) {
     if (out_shape->size() != n + 2) c.invalid("output_shape has ", out_shape->size(), " entries; expected ", n);
     out_shape->erase(out_shape->begin(), out_shape->begin() + 2);  // the full N, C, spatial form
   }
+  if (out_shape) check_values_in(c, "attribute 'output_shape'", *out_shape, 0, kMaxWindowValue);
   std::vector<Axis> axes(n);
   for (size_t i = 0; i < n; ++i) {
     Axis& a = axes[i];
     if (!wd[2 + i].is_static()) c.unsupported("the kernel dims must be static, got ", wd[2 + i]);
     a.kernel = wd[2 + i].static_value();
+    if (a.kernel < 1 || a.kernel > kMaxWindowValue)
+      c.invalid("W's kernel dim ", i, " is ", a.kernel, "; it must lie in [1, ", kMaxWindowValue, "]");
     a.stride = strides[i], a.dilation = dilations[i], a.output_padding = out_pad[i];
     a.pad_begin = pads[i], a.pad_end = pads[i + n];
-    if (a.stride <= 0 || a.dilation <= 0) c.invalid("strides and dilations must be positive");
     if (xd[2 + i].is_static()) a.in = xd[2 + i].static_value();
+    if (a.in > kMaxWindowValue) c.exhausted("X's spatial dim ", i, " is ", a.in, " (at most ", kMaxWindowValue, ")");
     if (out_shape) a.output_size = (*out_shape)[i];
   }
   if (auto k = c.attr_ints("kernel_shape")) {
@@ -210,6 +218,9 @@ void import_conv_transpose(NodeContext& c) {
   const Dim& cin = c.type(1).dims[0];
   if (groups <= 0 || (cin.is_static() && cin.static_value() % groups != 0))
     c.invalid("group ", groups, " does not divide W's ", cin, " input channels");
+  const Dim& x_channels = c.type(0).dims[1];
+  if (x_channels.is_static() && cin.is_static() && x_channels != cin)
+    c.invalid("X has ", x_channels, " channels but W takes ", cin);
   std::vector<Axis> axes = read_axes(c, static_cast<size_t>(r - 2));
   ValueId x = c.input(0), w = c.input(1);
   if (r == 3) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -64,6 +65,13 @@ void read_sizes(NodeContext& c, DeformShape& s) {
   s.pads = ints_attr(c, "pads", 4, 0);
   s.group = c.attr_int("group", 1);
   s.offset_group = c.attr_int("offset_group", 1);
+  // Before check_sizes divides by the strides and grid_positions visits every tap and point.
+  check_values_in(c, "attribute 'strides'", s.strides, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'dilations'", s.dilations, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'pads'", s.pads, 0, kMaxWindowValue);
+  check_values_in(c, "W's kernel dims", {s.kh, s.kw}, 1, kMaxWindowValue);
+  check_values_in(c, "X's spatial dims", {s.height, s.width}, 0, kMaxWindowValue);
+  bounded_elements(c, {s.kh, s.kw, s.oh, s.ow}, "the sampling grid (taps x output points)");
 }
 
 // What ONNX requires of the shapes, checked where the dims are static.
@@ -97,10 +105,6 @@ DeformShape read_shape(NodeContext& c) {
   s.work = s.dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
   read_sizes(c, s);
   check_sizes(c, s);
-  for (int64_t v : s.strides)
-    if (v < 1) c.invalid("strides must be positive");
-  for (int64_t v : s.dilations)
-    if (v < 1) c.invalid("dilations must be positive");
   return s;
 }
 

@@ -13,6 +13,9 @@
 namespace maxc::onnx {
 namespace {
 
+// The elimination adds a handful of ops and three [n] masks per column.
+constexpr int64_t kMaxDetSize = 1024;
+
 ValueId i64_const(NodeContext& c, std::vector<int64_t> shape, const std::vector<double>& v) {
   return c.constant(KnownValue::from_doubles(DType::kInt64, std::move(shape), v));
 }
@@ -38,6 +41,8 @@ void import_det(NodeContext& c) {
   if ((rows_dim.is_static() && rows_dim.static_value() != n) || (cols_dim.is_static() && cols_dim.static_value() != n))
     c.invalid("the last two dims of X must be equal, got ", rows_dim, " x ", cols_dim);
   if (n == 0) c.unsupported("Det of 0 x 0 matrices");
+  if (n > kMaxDetSize)
+    c.exhausted("Det of ", n, " x ", n, " matrices (the elimination is unrolled per column, at most ", kMaxDetSize, ")");
 
   const DType work = dt == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
   const int64_t r = static_cast<int64_t>(dims.size());

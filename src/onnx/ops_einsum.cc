@@ -8,6 +8,7 @@
 #include <set>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -106,10 +107,12 @@ bool take_diagonal(NodeContext& c, Term& t) {
       if (t.labels[p] != t.labels[q]) continue;
       const Dim n = c.type_of(t.v).dims[p];
       if (!n.is_static()) c.unsupported("a diagonal (a repeated label) needs a static dim, got ", n);
+      if (c.type_of(t.v).dims[q] != n)
+        c.invalid("a repeated label names axes ", p, " and ", q, " of lengths ", n, " and ", c.type_of(t.v).dims[q]);
       int64_t size = n.static_value();
       std::vector<int64_t> shape(t.labels.size(), 1);
       shape[p] = shape[q] = size;
-      std::vector<double> eye(static_cast<size_t>(size * size), 0.0);
+      std::vector<double> eye(static_cast<size_t>(bounded_elements(c, {size, size}, "the diagonal mask")), 0.0);
       for (int64_t i = 0; i < size; ++i) eye[static_cast<size_t>(i * size + i)] = 1;
       ValueId mask = c.constant(KnownValue::from_doubles(DType::kBool, shape, eye));
       ValueId kept = c.op("where", {mask, t.v, c.scalar(c.type_of(t.v).dtype, 0)});

@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -46,7 +47,7 @@ void import_gather_nd(NodeContext& c) {
 ValueId iota_along(NodeContext& c, const std::vector<int64_t>& shape, size_t axis) {
   std::vector<int64_t> along(shape.size(), 1);
   along[axis] = shape[axis];
-  std::vector<double> seq(static_cast<size_t>(shape[axis]));
+  std::vector<double> seq(static_cast<size_t>(bounded_elements(c, {shape[axis]}, "an index range of the indices")));
   for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<double>(i);
   ValueId iota = c.constant(KnownValue::from_doubles(DType::kInt64, along, seq));
   return c.op("broadcast_to", {iota}, {{"shape", std::vector<Dim>(shape.begin(), shape.end())}});
@@ -111,12 +112,18 @@ bool fold_slice(NodeContext& c, int64_t axis, const Bounds& b, int64_t step) {
   if (!k || !k->ints || k->shape.size() != 1 || axis != 0) return false;
   if (!b.start.is_static() || !b.stop.is_static()) return false;
   int64_t n = k->shape[0], s = b.start.static_value(), e = b.stop.static_value();
+  // Positions first + j * step for j < count, counted without stepping past int64 (a step
+  // may be as large as a file says).
+  const uint64_t stride = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+  const int64_t first = step > 0 ? s : std::min(s, n - 1);
+  const int64_t bound = step > 0 ? std::min(e, n) : (e == kOpen ? -1 : e);
+  const int64_t span = step > 0 ? bound - first : first - bound;  // both within [-1, n]: no overflow
+  const uint64_t count = n > 0 && span > 0 ? (static_cast<uint64_t>(span) - 1) / stride + 1 : 0;
   std::vector<Dim> out;
-  if (step > 0) {
-    for (int64_t i = s; i < std::min(e, n); i += step) out.push_back((*k->ints)[static_cast<size_t>(i)]);
-  } else {
-    int64_t stop = e == kOpen ? -1 : e;
-    for (int64_t i = std::min(s, n - 1); i > stop && n > 0; i += step) out.push_back((*k->ints)[static_cast<size_t>(i)]);
+  for (uint64_t j = 0; j < count; ++j) {
+    const uint64_t offset = j * stride;  // < span <= n
+    const int64_t i = step > 0 ? first + static_cast<int64_t>(offset) : first - static_cast<int64_t>(offset);
+    out.push_back((*k->ints)[static_cast<size_t>(i)]);
   }
   int64_t m = static_cast<int64_t>(out.size());
   c.set_known_output(0, KnownValue::from_dims(k->dtype, {m}, std::move(out)));
@@ -195,8 +202,12 @@ void import_scatter_nd(NodeContext& c) {
 // ---- OneHot: where(indices == range(depth), on, off) along `axis` ----
 
 void import_one_hot(NodeContext& c) {
-  int64_t depth = static_cast<int64_t>(c.known_scalar(1, "depth"));
-  if (depth < 1) c.invalid("depth is ", depth);
+  const double depth_value = c.known_scalar(1, "depth");
+  // Checked as a double: a NaN or a value past int64 has no integer to convert to.
+  if (!(depth_value >= 1)) c.invalid("depth must be at least 1, got ", depth_value);
+  if (depth_value > static_cast<double>(kMaxBuiltElements))
+    c.exhausted("depth ", depth_value, " is past the ", kMaxBuiltElements, " classes a one-hot range is built for");
+  const auto depth = static_cast<int64_t>(depth_value);
   int64_t r = c.rank(0) + 1;
   int64_t axis = c.axis(c.attr_int("axis", -1), r);
   ValueId idx = c.cast(c.input(0), DType::kInt64);

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "onnx/loop_parts.h"
+#include "onnx/size_limits.h"
 #include "onnx/subgraph.h"
 
 namespace maxc::onnx {
@@ -167,6 +168,16 @@ int64_t scan_length(NodeContext& c, const LoopShape& s, Subgraph& body, std::opt
   return s.condition.value_or(true) ? *s.trip_count : 0;
 }
 
+// A scan output is one accumulator of every iteration's row, allocated before the loop runs:
+// its size is bounded here, where the trip count is known, rather than left to overflow a
+// shape or ask for petabytes at run time.
+void check_scan_size(NodeContext& c, int64_t iterations, const TensorType& row, size_t k) {
+  std::vector<int64_t> dims = {iterations};
+  for (const Dim& d : row.dims)
+    if (d.is_static()) dims.push_back(d.static_value());
+  bounded_elements(c, dims, str_cat("scan output ", k, " (iterations x row)"), kMaxScanElements);
+}
+
 // Where the while_loop's values are among the body's inputs.
 struct Carried {
   ValueId iteration = 0;                   // the body's input value (position 0)
@@ -220,6 +231,7 @@ std::vector<ValueId> body_outputs(NodeContext& c, const LoopShape& s, Subgraph& 
   const int64_t n = scan_length(c, s, body, at.condition_in);
   for (size_t k = 0; k < s.scanned; ++k) {
     ValueId row = body.output_value(1 + s.carried + k);
+    check_scan_size(c, n, b.type_of(row), k);
     ValueId acc = body.add_input(str_cat("scan_output_", k), zero_rows(c, b.type_of(row), {Dim(n)}));
     next.push_back(write_row(b, acc, row, b.reshape(at.iteration, {Dim(1)})));
   }

@@ -4,6 +4,7 @@
 // (exact: one value plus zeros), which also gives each element's weight. An element whose
 // target is ignore_index has loss 0 and weight 0; "mean" divides by the summed weights.
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -36,7 +37,7 @@ std::vector<int64_t> class_shape(int64_t classes, int64_t r) {
 
 // hit[n, c, d...] = target[n, d...] == c.
 ValueId one_hot(NodeContext& c, ValueId target, int64_t classes, int64_t r) {
-  std::vector<double> ids(static_cast<size_t>(classes));
+  std::vector<double> ids(static_cast<size_t>(bounded_elements(c, {classes}, "the class range")));
   for (int64_t i = 0; i < classes; ++i) ids[static_cast<size_t>(i)] = static_cast<double>(i);
   ValueId class_ids = c.constant(KnownValue::from_doubles(DType::kInt64, class_shape(classes, r), ids));
   return c.op("equal", {with_class_axis(c, target), class_ids});

@@ -1,4 +1,6 @@
 // Linear algebra and ordering: MatMul, Gemm, CumSum, TopK, Trilu.
+#include <algorithm>
+
 #include "onnx/node_context.h"
 #include "onnx/order_key.h"
 
@@ -41,7 +43,7 @@ void import_cumsum(NodeContext& c) {
 // smallest are the largest of the reversed key.
 void import_top_k(NodeContext& c) {
   // Before opset 10, K was the attribute k.
-  int64_t k = c.opset() < 10 ? c.attr_int("k", -1) : static_cast<int64_t>(c.known_scalar(1, "K"));
+  int64_t k = c.opset() < 10 ? c.attr_int("k", -1) : c.known_int(1, "K");
   if (k < 0) c.invalid("K must be given and not negative, got ", k);
   int64_t axis = c.axis(c.attr_int("axis", -1), c.rank(0));
   bool largest = c.attr_int("largest", 1) != 0;
@@ -86,7 +88,10 @@ void import_trilu(NodeContext& c) {
   bool upper = c.attr_int("upper", 1) != 0;
   if (!c.has_input(1)) return trilu_by_band(c, 0, upper);
   const KnownValue* k = c.known(1);
-  if (k && k->doubles()) return trilu_by_band(c, static_cast<int64_t>(c.known_scalar(1, "k")), upper);
+  // A diagonal past +-2^62 keeps (or drops) the same as one just past any dim, and negating
+  // it cannot overflow.
+  constexpr int64_t kFar = int64_t{1} << 62;
+  if (k && k->static_ints()) return trilu_by_band(c, std::clamp(c.known_int(1, "k"), -kFar, kFar), upper);
   trilu_by_mask(c, upper);
 }
 

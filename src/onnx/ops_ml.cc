@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 #include "onnx/tensor_data.h"
 
 namespace maxc::onnx {
@@ -69,6 +70,9 @@ std::vector<int64_t> required_ints(NodeContext& c, std::string_view name) {
   if (!v) c.invalid("attribute '", name, "' is required");
   return *v;
 }
+
+// The deepest tree path the traversal is unrolled for.
+constexpr int64_t kMaxTreeDepth = 4096;
 
 // nodes_modes: BRANCH_LEQ, LT, GTE, GT, EQ, NEQ, MEMBER.
 constexpr int64_t kLeq = 0, kMember = 6;
@@ -142,18 +146,20 @@ void import_tree_ensemble(NodeContext& c) {
   // The deepest path (tests on it), refusing cycles.
   std::vector<int> state(k, 0);  // 0 new, 1 on the path, 2 done
   std::vector<int64_t> depth(k, 0);
-  std::function<int64_t(int64_t)> depth_of = [&](int64_t j) -> int64_t {
+  std::function<int64_t(int64_t, int64_t)> depth_of = [&](int64_t j, int64_t level) -> int64_t {
     const size_t u = static_cast<size_t>(j);
     if (u >= m) return 0;
     if (state[u] == 1) c.invalid("the trees have a cycle through node ", j);
     if (state[u] == 2) return depth[u];
+    // Each level is one step of the traversal built below (and one frame here).
+    if (level > kMaxTreeDepth) c.exhausted("the trees are deeper than ", kMaxTreeDepth, " levels");
     state[u] = 1;
-    depth[u] = 1 + std::max(depth_of(next_true[u]), depth_of(next_false[u]));
+    depth[u] = 1 + std::max(depth_of(next_true[u], level + 1), depth_of(next_false[u], level + 1));
     state[u] = 2;
     return depth[u];
   };
   int64_t steps = 1;
-  for (int64_t s : start) steps = std::max(steps, depth_of(s));
+  for (int64_t s : start) steps = std::max(steps, depth_of(s, 1));
 
   // The tests, over the combined index (leaves: feature 0, LEQ 0, never read).
   std::vector<int64_t> modes(k, kLeq);
@@ -162,6 +168,7 @@ void import_tree_ensemble(NodeContext& c) {
     if (!(md >= double(kLeq) && md <= double(kMember)) || md != std::floor(md)) c.invalid("node ", j, " has the mode ", md);
     modes[j] = static_cast<int64_t>(md);
   }
+  bounded_elements(c, {static_cast<int64_t>(k), n_targets}, "the leaf table (nodes and leaves x n_targets)");
   std::vector<std::vector<double>> sets(k);
   size_t widest = 0;
   if (std::count(modes.begin(), modes.end(), kMember) > 0) {
@@ -197,7 +204,8 @@ void import_tree_ensemble(NodeContext& c) {
     if (std::count(modes.begin(), modes.end(), md) == 0) continue;
     ValueId hit;
     if (md == kMember) {
-      std::vector<double> table(k * std::max<size_t>(widest, 1), std::nan(""));
+      const int64_t width = static_cast<int64_t>(std::max<size_t>(widest, 1));
+      std::vector<double> table(static_cast<size_t>(bounded_elements(c, {ki, width}, "the membership table")), std::nan(""));
       for (size_t j = 0; j < k; ++j)
         for (size_t s = 0; s < sets[j].size(); ++s) table[j * std::max<size_t>(widest, 1) + s] = sets[j][s];
       const ValueId set_table =

@@ -13,6 +13,7 @@
 #include "onnx/conv3d.h"
 #include "onnx/node_context.h"
 #include "onnx/order_key.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -39,15 +40,24 @@ void same_pads(NodeContext& c, Window& w, const std::vector<Dim>& spatial, bool 
   }
 }
 
+// The node's window over `spatial`, every attribute checked before anything reads it: one
+// entry per spatial dim (two for pads), kernels, strides and dilations positive, pads not
+// negative, all within kMaxWindowValue.
 Window window(NodeContext& c, std::vector<int64_t> kernel, const std::vector<Dim>& spatial) {
-  size_t n = kernel.size();
+  size_t n = spatial.size();
+  if (kernel.size() != n) c.invalid("the kernel has ", kernel.size(), " dims; the input has ", n, " spatial dims");
   Window w;
   w.kernel = std::move(kernel);
   w.strides = c.attr_ints("strides").value_or(std::vector<int64_t>(n, 1));
   w.dilations = c.attr_ints("dilations").value_or(std::vector<int64_t>(n, 1));
   w.pads = c.attr_ints("pads").value_or(std::vector<int64_t>(2 * n, 0));
   if (w.strides.size() != n || w.dilations.size() != n || w.pads.size() != 2 * n)
-    c.invalid("strides, dilations and pads must match the ", n, " spatial dims");
+    c.invalid("strides (", w.strides.size(), " entries), dilations (", w.dilations.size(), ") and pads (",
+              w.pads.size(), ") must match the ", n, " spatial dims");
+  check_values_in(c, "the kernel shape", w.kernel, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'strides'", w.strides, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'dilations'", w.dilations, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'pads'", w.pads, 0, kMaxWindowValue);
   std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "VALID") w.pads.assign(2 * n, 0);
   else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") same_pads(c, w, spatial, auto_pad == "SAME_UPPER");
@@ -256,8 +266,9 @@ ValueId max_pool_indices(NodeContext& c, ValueId x, const std::vector<Dim>& y_di
     out.push_back(static_extent(c, y_dims[a], "spatial output"));
   }
   const Window w = window(c, *c.attr_ints("kernel_shape"), spatial_of(c.type_of(x)));
-  if (product(out) * product(w.kernel) > kMaxWindowTable)
-    c.unsupported("a window table of ", product(out), " x ", product(w.kernel), " taps is too large");
+  std::vector<int64_t> table_dims = out;
+  table_dims.insert(table_dims.end(), w.kernel.begin(), w.kernel.end());
+  bounded_elements(c, table_dims, "the Indices output's window table (windows x taps)", kMaxWindowTable);
   const WindowTable t = window_table(w, in, out, order == 1);
   auto table = [&](const std::vector<double>& v, std::vector<int64_t> shape) {
     return c.constant(KnownValue::from_doubles(DType::kInt64, std::move(shape), v));
@@ -518,7 +529,7 @@ ValueId hardmax(NodeContext& c, ValueId x, int64_t axis) {
   ValueId idx = c.op("argmax", {x}, {{"axis", axis}});
   std::vector<int64_t> shape(static_cast<size_t>(r), 1);
   shape[static_cast<size_t>(axis)] = d.static_value();
-  std::vector<double> seq(static_cast<size_t>(d.static_value()));
+  std::vector<double> seq(static_cast<size_t>(bounded_elements(c, {d.static_value()}, "the position range")));
   for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<double>(i);
   ValueId range = c.constant(KnownValue::from_doubles(DType::kInt64, shape, seq));
   return c.cast(c.op("equal", {idx, range}), t.dtype);
@@ -544,6 +555,19 @@ void import_lp_norm(NodeContext& c) {
   c.set_output(0, c.op("where", {is_zero, zero, c.op("div", {x, safe})}));  // 0 / 0 is 0 here
 }
 
+// X [N, C, spatial...] against W [F, C/group, kernel...]: the same rank, a group that divides
+// both channel counts, checked before any dim of W is read.
+void check_conv_channels(NodeContext& c, const std::vector<Dim>& xd, const std::vector<Dim>& wd) {
+  if (wd.size() != xd.size()) c.invalid("W has rank ", wd.size(), " but X has rank ", xd.size());
+  const int64_t group = c.attr_int("group", 1);
+  if (group < 1) c.invalid("group must be positive, got ", group);
+  if (wd[0].is_static() && wd[0].static_value() % group != 0)
+    c.invalid("group ", group, " does not divide W's ", wd[0].static_value(), " filters");
+  if (xd[1].is_static() && wd[1].is_static() && xd[1].static_value() != wd[1].static_value() * group)
+    c.invalid("X has ", xd[1].static_value(), " channels but W takes ", wd[1].static_value(), " per group x ", group,
+              " groups");
+}
+
 // ONNX orders the pads as all begins, then all ends.
 Conv3dParams conv3d_params(NodeContext& c, const Window& w) {
   Conv3dParams p;
@@ -562,7 +586,8 @@ Conv3dParams conv3d_params(NodeContext& c, const Window& w) {
 ValueId conv_from_attrs(NodeContext& c, ValueId x, ValueId filter, std::optional<ValueId> bias) {
   int64_t r = c.type_of(x).rank();
   if (r < 3 || r > 5) c.unsupported("only 1-D, 2-D and 3-D convolutions (input rank 3 to 5), got rank ", r);
-  const std::vector<Dim>& wd = c.type_of(filter).dims;
+  const std::vector<Dim> wd = c.type_of(filter).dims;
+  check_conv_channels(c, c.type_of(x).dims, wd);
   std::vector<int64_t> kernel;
   for (size_t i = 2; i < wd.size(); ++i) {
     if (!wd[i].is_static()) c.unsupported("the kernel dims must be static");

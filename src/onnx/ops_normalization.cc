@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -69,6 +70,8 @@ void import_lrn(NodeContext& c) {
   if (r < 3) c.invalid("input must have rank >= 3, got ", r);
   int64_t size = c.attr_int("size", 0);
   if (size < 1) c.invalid("attribute 'size' must be >= 1, got ", size);
+  // One slice and add per element of the window: bounded like the windows of a pool.
+  if (size > kMaxUnrolledWindow) c.exhausted("attribute 'size' is ", size, " (at most ", kMaxUnrolledWindow, ")");
   double alpha = c.attr_float("alpha", 1e-4f), beta = c.attr_float("beta", 0.75f), bias = c.attr_float("bias", 1.f);
   ValueId x = c.input(0);
   DType dt = c.type_of(x).dtype;

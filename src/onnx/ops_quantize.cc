@@ -71,12 +71,13 @@ ValueId expand_blocked(NodeContext& c, ValueId v, const QuantLayout& l, std::str
   const Dim& xa = l.x_dims[a];
   if (!xa.is_static() || !vd[a].is_static())
     c.unsupported("blocked quantization needs static dims along axis ", a);
-  int64_t blocks = (xa.static_value() + l.block_size - 1) / l.block_size;
+  // Rounded up without adding: a block_size near int64's limit must not overflow.
+  const int64_t blocks = xa.static_value() / l.block_size + (xa.static_value() % l.block_size != 0 ? 1 : 0);
   if (vd[a].static_value() != blocks)
     c.invalid(what, " has ", vd[a], " blocks along axis ", a, "; x's ", xa, " elements in blocks of ", l.block_size,
               " need ", blocks);
   ValueId rep = c.op("repeat_interleave", {v}, {{"repeats", l.block_size}, {"axis", static_cast<int64_t>(a)}});
-  if (blocks * l.block_size == xa.static_value()) return rep;
+  if (xa.static_value() % l.block_size == 0) return rep;
   std::vector<Dim> starts(vd.size(), Dim(0)), stops = c.type_of(rep).dims;
   stops[a] = xa;
   return c.op("slice_tensor", {rep}, {{"starts", starts}, {"stops", stops}});

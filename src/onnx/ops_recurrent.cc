@@ -16,6 +16,9 @@
 namespace maxc::onnx {
 namespace {
 
+// The recurrence is unrolled at import, a cell of a few ops per step.
+constexpr int64_t kMaxUnrolledSteps = int64_t{1} << 16;
+
 enum Input : size_t { kX = 0, kW, kR, kB, kSeqLens, kInitialH, kInitialC, kP };
 enum class Cell { kRnn, kGru, kLstm };
 
@@ -103,6 +106,9 @@ class RecurrentImport {
       c_.invalid("W has ", c_.type(kW).dims[0], " directions but direction \"", direction_, "\" needs ", dirs_);
     seq_ = static_dim(c_.type(kX).dims[static_cast<size_t>(layout_)], "the sequence length");
     if (seq_ <= 0) c_.unsupported("an empty sequence");
+    if (seq_ > kMaxUnrolledSteps)
+      c_.exhausted("a sequence of ", seq_, " steps (the recurrence is unrolled, one cell per step, at most ",
+                   kMaxUnrolledSteps, ")");
     clip_ = c_.attr("clip") ? std::optional<double>(c_.attr_float("clip", 0)) : std::nullopt;
     if (clip_ && *clip_ < 0) c_.invalid("clip must be >= 0, got ", *clip_);
     linear_before_reset_ = cell_ == Cell::kGru && c_.attr_int("linear_before_reset", 0) != 0;

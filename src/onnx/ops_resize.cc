@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -202,6 +203,11 @@ ValueId weighted_sum(NodeContext& c, ValueId x, const AxisPlan& p, const Taps& t
 }
 
 ValueId resize_axis(NodeContext& c, const Spec& s, ValueId x, const AxisPlan& p) {
+  // An antialiased downscale reads about 2 (linear) or 4 (cubic) input elements per 1/scale:
+  // the table is bounded before it is filled (and before 1/scale is made an integer).
+  if (s.antialias && s.mode != "nearest" && 4.0 / std::min(p.scale, 1.0) * static_cast<double>(p.out) > kMaxBuiltElements)
+    c.exhausted("axis ", p.axis, " downscales by ", p.scale, " to ", p.out,
+                " elements with antialias: its tap table would pass ", kMaxBuiltElements, " elements");
   Taps t = taps_for(s, p);
   ValueId y = s.mode == "nearest" ? gather_nearest(c, x, p, t) : weighted_sum(c, x, p, t);
   if (std::none_of(t.outside.begin(), t.outside.end(), [](bool b) { return b; })) return y;

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -325,7 +326,9 @@ void import_affine_grid(NodeContext& c) {
     dims.push_back(static_dim(c, size[k], "size entry " + std::to_string(k)));
     if (dims.back() < 1) c.unsupported("size entry ", k, " is ", dims.back(), "; an empty grid is not built");
   }
-  if (product(dims) * (r + 1) > kMaxTable) c.unsupported("a grid of ", product(dims), " positions is too large");
+  std::vector<int64_t> grid_dims = dims;
+  grid_dims.push_back(r + 1);
+  bounded_elements(c, grid_dims, "the base grid (positions x coordinates)", kMaxTable);
   TensorType tt = c.type(0);
   if (tt.rank() != 3 || !(tt.dims[1] == Dim(r)) || !(tt.dims[2] == Dim(r + 1)))
     c.invalid("theta must be [N, ", r, ", ", r + 1, "] for a size of ", size.size(), " entries");
@@ -362,6 +365,12 @@ Col2ImPlan plan_col2im(NodeContext& c) {
   p.dilations = attr_or(c, "dilations", n, 1);
   p.strides = attr_or(c, "strides", n, 1);
   p.pads = attr_or(c, "pads", 2 * n, 0);
+  // Bounded first, so the spans and block counts below cannot overflow.
+  check_values_in(c, "image_shape", p.image, 1, kMaxWindowValue);
+  check_values_in(c, "block_shape", p.block, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'dilations'", p.dilations, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'strides'", p.strides, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'pads'", p.pads, 0, kMaxWindowValue);
   for (size_t i = 0; i < n; ++i) {
     bool positive = p.image[i] > 0 && p.block[i] > 0 && p.dilations[i] > 0 && p.strides[i] > 0;
     if (!positive || p.pads[i] < 0 || p.pads[i + n] < 0)
@@ -371,8 +380,12 @@ Col2ImPlan plan_col2im(NodeContext& c) {
     if (blocks < 1) c.invalid("axis ", i, " fits no block (", span, " elements) in the padded image");
     p.blocks.push_back(blocks);
   }
-  p.kernel = product(p.block);
-  p.length = product(p.blocks);
+  // col2im_sources visits every (block element, block) pair and fills one list per image
+  // element: both are bounded like the tables they become.
+  bounded_elements(c, p.image, "the image", kMaxTable);
+  p.kernel = bounded_elements(c, p.block, "the block", kMaxTable);
+  p.length = bounded_elements(c, p.blocks, "the blocks", kMaxTable);
+  bounded_elements(c, {p.kernel, p.length}, "the column (block elements x blocks)", kMaxTable);
   return p;
 }
 
@@ -409,7 +422,7 @@ void import_col2im(NodeContext& c) {
   std::vector<std::vector<int64_t>> src = col2im_sources(p);
   int64_t width = 1, image = product(p.image), zero = p.kernel * p.length;
   for (const auto& s : src) width = std::max<int64_t>(width, static_cast<int64_t>(s.size()));
-  if (image * width > kMaxTable) c.unsupported("an index table of ", image, " x ", width, " elements is too large");
+  bounded_elements(c, {image, width}, "the index table (image elements x sources)", kMaxTable);
   if (width > 1 && !(dtype_is_float(xt.dtype) || dtype_is_integral(xt.dtype)))
     c.unsupported("overlapping blocks of a non-numeric dtype");
   std::vector<double> table;

@@ -7,12 +7,13 @@
 #include <string>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 
 ValueId arange(NodeContext& c, const Dim& n) {
   if (n.is_static()) {
-    std::vector<double> seq(static_cast<size_t>(n.static_value()));
+    std::vector<double> seq(static_cast<size_t>(bounded_elements(c, {n.static_value()}, "a position range")));
     for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<double>(i);
     return c.constant(KnownValue::from_doubles(DType::kInt64, {n.static_value()}, seq));
   }
@@ -81,7 +82,7 @@ ValueId scan_along_named_axis(NodeContext& c, const std::function<ValueId(size_t
   int64_t r = c.rank(0);
   if (r == 0) c.invalid("x must have rank >= 1");
   const KnownValue* k = c.known(1);
-  if (k && k->doubles()) return along(static_cast<size_t>(c.axis(static_cast<int64_t>(c.known_scalar(1, "axis")), r)));
+  if (k && k->static_ints()) return along(static_cast<size_t>(c.axis(c.known_int(1, "axis"), r)));
   size_t last = static_cast<size_t>(r - 1);
   ValueId y = along(last);
   if (r == 1) return y;
@@ -142,6 +143,9 @@ std::vector<Dim> unpooled_dims(NodeContext& c) {
   std::vector<int64_t> pads = c.attr_ints("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
   if (strides.size() != spatial || pads.size() != 2 * spatial)
     c.invalid("strides must have ", spatial, " entries and pads ", 2 * spatial);
+  check_values_in(c, "attribute 'kernel_shape'", *kernel, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'strides'", strides, 1, kMaxWindowValue);
+  check_values_in(c, "attribute 'pads'", pads, 0, kMaxWindowValue);
   std::vector<Dim> dims = c.type(0).dims;
   for (size_t i = 0; i < spatial; ++i) {
     Dim& d = dims[i + 2];

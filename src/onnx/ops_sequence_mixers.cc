@@ -9,6 +9,7 @@
 
 #include "onnx/dtypes.h"
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 #include "onnx/tensor_data.h"
 #include "onnx/value_table.h"
 
@@ -90,6 +91,8 @@ class CausalConvImport {
     if (w[1] != Dim(1)) c_.invalid("weight must be [channels, 1, k] (depthwise), got ", dims_to_string(w));
     // conv2d's group count is an attribute, so the channels must be known here.
     channels_ = in[1].is_static() ? in[1].static_value() : static_dim(c_, w[0], "the channel count");
+    if (w[0].is_static() && w[0] != Dim(channels_))
+      c_.invalid("weight has ", w[0], " filters but the input has ", channels_, " channels (one filter per channel)");
   }
 
   ValueId causal_window() {
@@ -521,6 +524,7 @@ class RoiAlignImport {
       c_.invalid("output_height and output_width must be >= 1, got ", out_h_, " and ", out_w_);
     grid_ = c_.attr_int("sampling_ratio", 0);
     if (grid_ < 0) c_.invalid("sampling_ratio must be >= 0, got ", grid_);
+    bounded_elements(c_, {std::max(out_h_, out_w_), grid_}, "the sample offsets (bins x sampling_ratio)");
     if (grid_ == 0)
       c_.unsupported("sampling_ratio 0 (a sampling grid that depends on each ROI's size); only a fixed "
                      "sampling_ratio is supported");

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -23,6 +24,8 @@ bool fold_relabel(NodeContext& c, const std::vector<Dim>& out_dims) {
     if (!d.is_static()) return false;
     shape.push_back(d.static_value());
   }
+  // Another element count is no relabelling: left to the reshape, which refuses it by name.
+  if (checked_product(shape) != static_cast<int64_t>(k->ints->size())) return false;
   c.set_known_output(0, KnownValue::from_dims(k->dtype, shape, *k->ints));
   return true;
 }
@@ -177,12 +180,16 @@ void import_concat(NodeContext& c) {
 bool fold_split(NodeContext& c, const std::vector<Dim>& sizes) {
   const KnownValue* k = c.known(0);
   if (!k || !k->ints || k->shape.size() != 1) return false;
-  for (const Dim& s : sizes)
-    if (!s.is_static() || s.static_value() < 0) return false;
+  // Folded only when the parts cover the vector exactly; split's own check refuses the rest.
+  uint64_t total = 0;
+  for (const Dim& s : sizes) {
+    if (!s.is_static() || s.static_value() < 0 || static_cast<uint64_t>(s.static_value()) > k->ints->size()) return false;
+    total += static_cast<uint64_t>(s.static_value());  // at most sizes x 2^14: no overflow
+  }
+  if (total != k->ints->size()) return false;
   size_t at = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     size_t n = static_cast<size_t>(sizes[i].static_value());
-    if (at + n > k->ints->size()) return false;
     std::vector<Dim> part(k->ints->begin() + static_cast<std::ptrdiff_t>(at),
                           k->ints->begin() + static_cast<std::ptrdiff_t>(at + n));
     c.set_known_output(i, KnownValue::from_dims(k->dtype, {static_cast<int64_t>(n)}, std::move(part)));
@@ -203,6 +210,7 @@ void import_split(NodeContext& c) {
     for (int64_t v : *s) sizes.push_back(v);
   } else if (c.attr("num_outputs")) {
     int64_t n = c.attr_int("num_outputs", 1);
+    if (n != outputs) c.invalid("num_outputs is ", n, " but the node has ", outputs, " outputs");
     if (!d.is_static()) c.unsupported("num_outputs needs a static dim along the axis, got ", d);
     int64_t each = (d.static_value() + n - 1) / n;
     for (int64_t i = 0, left = d.static_value(); i < n; ++i, left -= each) sizes.push_back(std::min(each, left));
@@ -282,7 +290,7 @@ void import_pad_by_index(NodeContext& c, std::string_view mode, const std::vecto
     int64_t d = dim.static_value(), n = d + before + after;
     if (d == 0) c.invalid("mode \"", mode, "\" cannot pad the empty axis ", a);
     if (n < 0) c.invalid("pads remove more than the ", d, " elements of axis ", a);
-    std::vector<double> idx(static_cast<size_t>(n));
+    std::vector<double> idx(static_cast<size_t>(bounded_elements(c, {n}, str_cat("mode \"", mode, "\"'s index list"))));
     for (int64_t k = 0; k < n; ++k) idx[static_cast<size_t>(k)] = static_cast<double>(pad_source_index(mode, k - before, d));
     ValueId indices = c.constant(KnownValue::from_doubles(DType::kInt64, {n}, idx));
     x = c.op("gather", {x, indices}, {{"axis", a}});
@@ -302,6 +310,7 @@ void import_pad(NodeContext& c) {
   std::iota(axes.begin(), axes.end(), 0);
   if (!attributes && c.has_input(3)) axes = c.known_ints(3, "axes");
   if (pads.size() != 2 * axes.size()) c.invalid("pads has ", pads.size(), " entries for ", axes.size(), " axes");
+  check_values_in(c, "pads", pads, -kMaxPadding, kMaxPadding);
   if (mode != "constant") return import_pad_by_index(c, mode, axes, pads);
   double value = attributes ? c.attr_float("value", 0.0f) : 0.0;
   std::optional<ValueId> runtime_value;  // a constant_value computed at run time

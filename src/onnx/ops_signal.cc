@@ -9,6 +9,7 @@
 
 #include "onnx/dtypes.h"
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -36,7 +37,8 @@ DType output_datatype(NodeContext& c) {
 
 int64_t known_int(NodeContext& c, size_t i, std::string_view what) {
   double v = c.known_scalar(i, what);
-  if (v != std::floor(v)) c.invalid("input ", i, " '", what, "' must be an integer, got ", v);
+  // Also refuses NaN and values past int64, which have no integer to convert to.
+  if (v != std::floor(v) || !(std::fabs(v) < 0x1p63)) c.invalid("input ", i, " '", what, "' must be an integer, got ", v);
   return static_cast<int64_t>(v);
 }
 
@@ -76,13 +78,15 @@ void import_mel_weight_matrix(NodeContext& c) {
          hi = c.known_scalar(4, "upper_edge_hertz");
   if (mels <= 0 || dft <= 0 || rate <= 0) c.invalid("num_mel_bins, dft_length and sample_rate must be positive");
   int64_t bins = dft / 2 + 1;
-  if (bins * mels > kMaxDftMatrix) c.unsupported("a ", bins, " x ", mels, " mel matrix is too large");
+  bounded_elements(c, {bins, mels}, "the mel matrix (bins x mels)", kMaxDftMatrix);
   auto to_mel = [](double hz) { return 2595 * std::log1p(hz / 700) / std::log(10.0); };
   double lo_mel = to_mel(lo), step = (to_mel(hi) - lo_mel) / static_cast<double>(mels + 2);
   std::vector<int64_t> edge(static_cast<size_t>(mels + 2));
   for (int64_t i = 0; i < mels + 2; ++i) {
     double hz = 700 * std::expm1((static_cast<double>(i) * step + lo_mel) / 2595 * std::log(10.0));
-    edge[static_cast<size_t>(i)] = static_cast<int64_t>(std::floor(static_cast<double>(dft + 1) * hz / rate));
+    const double bin = std::floor(static_cast<double>(dft + 1) * hz / rate);
+    if (!(std::fabs(bin) < 0x1p62)) c.invalid("the mel edge ", i, " falls at the spectrogram bin ", bin);
+    edge[static_cast<size_t>(i)] = static_cast<int64_t>(bin);
   }
   std::vector<double> m(static_cast<size_t>(bins * mels), 0.0);
   auto at = [&](int64_t j, int64_t i) -> double& {
@@ -135,9 +139,8 @@ std::vector<double> transform_matrix(const Transform& t) {
 }
 
 ValueId apply_transform(NodeContext& c, ValueId x, const Transform& t) {
-  if (t.rows * t.channels * t.bins * t.outs > kMaxDftMatrix)
-    c.unsupported("a ", t.n, "-point transform needs a ", t.rows * t.channels, " x ", t.bins * t.outs,
-                  " matrix; at most ", kMaxDftMatrix, " elements are built");
+  bounded_elements(c, {t.rows, t.channels, t.bins, t.outs}, str_cat("the ", t.n, "-point transform's matrix"),
+                   kMaxDftMatrix);
   std::vector<Dim> d = c.type_of(x).dims;
   std::vector<Dim> flat(d.begin(), d.end() - 2);
   flat.push_back(Dim(t.rows * t.channels));
@@ -242,6 +245,7 @@ void import_stft(NodeContext& c) {
     c.invalid("the window has ", c.type(2).dims[0], " elements but frame_length is ", frame);
   if (step <= 0 || len < frame) c.invalid("frame_step must be positive and the signal at least one frame long");
   int64_t frames = 1 + (len - frame) / step;
+  bounded_elements(c, {frames, frame}, "the frame index table (frames x frame_length)", kMaxDftMatrix);
   std::vector<double> idx;
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t k = 0; k < frame; ++k) idx.push_back(static_cast<double>(f * step + k));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -27,6 +28,9 @@ constexpr int64_t kOpen = INT64_MAX;  // slice_tensor's open bound
 enum class Mode { kTf, kIdf, kTfIdf };
 
 // The distinct n-grams of one length in [min_gram_length, max_gram_length].
+// The n-grams are matched once per skip distance, each match a few ops.
+constexpr int64_t kMaxSkipCount = 1024;
+
 struct Grams {
   int64_t n = 0;
   std::vector<std::vector<int64_t>> tokens;  // one entry per n-gram, n tokens each
@@ -119,6 +123,9 @@ TfIdfSpec read_spec(NodeContext& c) {
   if (min_len < 1 || max_len < min_len)
     c.invalid("gram lengths min ", min_len, ", max ", max_len, ": need 1 <= min_gram_length <= max_gram_length");
   if (s.max_skip < 0) c.invalid("attribute 'max_skip_count' is ", s.max_skip, "; it must be >= 0");
+  if (s.max_skip > kMaxSkipCount)
+    c.exhausted("attribute 'max_skip_count' is ", s.max_skip, " (one window per skip distance, at most ", kMaxSkipCount,
+                ")");
   if (!c.attr("pool_int64s")) c.invalid("one of the attributes 'pool_int64s' and 'pool_strings' is required");
   const std::vector<int64_t> pool = c.required_attr_ints("pool_int64s");
   const std::vector<int64_t> counts = c.required_attr_ints("ngram_counts");
@@ -127,6 +134,7 @@ TfIdfSpec read_spec(NodeContext& c) {
   if (indexes.empty()) c.invalid("attribute 'ngram_indexes' is empty");
   for (int64_t i : indexes) {
     if (i < 0) c.invalid("attribute 'ngram_indexes' has the negative coordinate ", i);
+    if (i >= kMaxBuiltElements) c.exhausted("attribute 'ngram_indexes' has the coordinate ", i, " (the output's size)");
     s.output_size = std::max(s.output_size, i + 1);
   }
   s.grams = split_pool(c, pool, counts, indexes, min_len, max_len);
@@ -191,7 +199,8 @@ ValueId count_coordinates(NodeContext& c, ValueId x2, const TfIdfSpec& s) {
     return c.op("broadcast_to", {c.scalar(DType::kFloat32, 0)}, {{"shape", std::vector<Dim>{rows, s.output_size}}});
   const ValueId all = counts.size() == 1 ? counts[0] : c.op("concat", counts, {{"axis", int64_t{1}}});
   const int64_t total = static_cast<int64_t>(coordinates.size());
-  std::vector<double> placement(static_cast<size_t>(total * s.output_size), 0.0);
+  std::vector<double> placement(
+      static_cast<size_t>(bounded_elements(c, {total, s.output_size}, "the placement of the n-gram counts")), 0.0);
   for (int64_t i = 0; i < total; ++i) placement[static_cast<size_t>(i * s.output_size + coordinates[i])] = 1.0;
   const ValueId to_output = c.constant(KnownValue::from_doubles(DType::kFloat32, {total, s.output_size}, placement));
   return c.op("matmul", {all, to_output});

@@ -12,6 +12,7 @@
 
 #include "onnx/data_dependent.h"
 #include "onnx/order_key.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -50,15 +51,16 @@ Rows as_rows(NodeContext& c, std::optional<int64_t> axis) {
     return {c.reshape(c.input(0), {n, Dim(1)}), n, 1};
   }
   const size_t ax = static_cast<size_t>(*axis);
-  int64_t m = 1;
+  std::vector<int64_t> slice;
   std::vector<int64_t> perm{*axis};
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i == ax) continue;
     if (!dims[i].is_static())
       c.unsupported("Unique along axis ", *axis, " of X ", dims_to_string(dims), ": its slices must have a static size");
-    m *= dims[i].static_value();
+    slice.push_back(dims[i].static_value());
     perm.push_back(static_cast<int64_t>(i));
   }
+  const int64_t m = checked_product(slice).value_or(INT64_MAX);
   if (m > kMaxSliceElements)
     c.unsupported("Unique along axis ", *axis, " of X ", dims_to_string(dims), ": slices of ", m,
                   " elements (at most ", kMaxSliceElements, ", one stable sort per element)");

@@ -12,6 +12,7 @@
 #include "driver/device.h"
 #include "onnx/dtypes.h"
 #include "onnx/external_data.h"
+#include "onnx/size_limits.h"
 
 namespace maxc::onnx {
 namespace {
@@ -126,7 +127,13 @@ Ref<Tensor> tensor_from_proto(const TensorProto& tp, const std::string& what, co
   } catch (const Error& e) {
     fail(Code::kInvalidArgument, "onnx: ", what, ": ", e.what());
   }
-  uint64_t bytes = dtype_bytes_for(dtype, static_cast<uint64_t>(n));
+  // Counted without wrapping: dims whose bytes pass int64 would otherwise ask for a few bytes
+  // of data, pass the size checks below and then be read as the huge tensor they declare.
+  std::optional<uint64_t> checked_bytes = checked_byte_size(dtype, n);
+  if (!checked_bytes)
+    fail(Code::kInvalidArgument, "onnx: ", what, ": dims ", dims_to_string(tp.dims), " of ", dtype_name(dtype),
+         " take more than 2^63 bytes");
+  const uint64_t bytes = *checked_bytes;
   // Every source is checked against `bytes` before the tensor is allocated, so dims that
   // promise more data than the file has cannot make us allocate it.
   std::optional<ExternalRange> external;
