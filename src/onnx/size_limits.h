@@ -1,8 +1,8 @@
 // Bounds on the numbers the importer takes from a file before it builds anything from them:
 // a hostile (or merely mistaken) model must get a status naming the node and the value, not
 // an allocation of gigabytes, an overflowed size or a loop that runs for ever at import.
-// Every overflow-checked product of the importer is here (checked_product), so there is one
-// rule for what "too large" means.
+// Products and byte sizes are checked by base/checked_math.h, the one rule for what "too
+// large" means everywhere; this file holds the importer's own, tighter bounds.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "base/dtype.h"
+#include "base/checked_math.h"
 
 namespace maxc::onnx {
 
@@ -35,12 +35,6 @@ constexpr int64_t kMaxPadding = int64_t{1} << 40;
 // The most steps of a window the importer unrolls into an op or two each (LRN's channel
 // window, a 3-D convolution's depth taps).
 constexpr int64_t kMaxUnrolledWindow = 1024;
-
-// The product of non-negative factors; nullopt when it would exceed INT64_MAX.
-std::optional<int64_t> checked_product(const std::vector<int64_t>& factors);
-
-// The bytes of n elements of dtype; nullopt when they do not fit in int64.
-std::optional<uint64_t> checked_byte_size(DType dtype, int64_t n);
 
 // The elements of a table of `dims` the node builds: INVALID_ARGUMENT naming `what` for a
 // negative dim, RESOURCE_EXHAUSTED past `limit`.

@@ -1,6 +1,6 @@
-// The importer's overflow-checked sizes (onnx/size_limits.h): products and byte sizes that
-// would pass int64 are refused rather than wrapped, and a known value never writes more (or
-// fewer) elements than its shape holds.
+// The importer's sizes (onnx/size_limits.h over base/checked_math.h): an initializer's byte
+// size that would pass int64 is refused rather than wrapped, and a known value never writes
+// more (or fewer) elements than its shape holds.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -11,16 +11,6 @@
 
 namespace maxc::onnx {
 namespace {
-
-TEST(OnnxSizeLimits, CheckedProductRefusesOverflowAndNegativeFactors) {
-  EXPECT_EQ(checked_product({}), 1);
-  EXPECT_EQ(checked_product({3, 4, 5}), 60);
-  EXPECT_EQ(checked_product({int64_t{1} << 32, int64_t{1} << 32}), std::nullopt);  // 2^64 wraps to 0
-  EXPECT_EQ(checked_product({int64_t{1} << 62, 2}), std::nullopt);
-  EXPECT_EQ(checked_product({INT64_MAX, 1}), INT64_MAX);
-  EXPECT_EQ(checked_product({INT64_MAX, INT64_MAX, 0}), 0);  // empty, however large the rest
-  EXPECT_EQ(checked_product({2, -1}), std::nullopt);
-}
 
 TEST(OnnxSizeLimits, CheckedByteSizeRefusesWhatWrapped) {
   // [2^59 + 1] float32 is 2^61 + 4 bytes: counted in bits it wrapped to 4 bytes.
