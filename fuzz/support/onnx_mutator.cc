@@ -13,7 +13,7 @@
 namespace maxfuzz {
 namespace {
 
-using Rng = std::minstd_rand;
+using Rng = std::mt19937;  // well mixed from small seeds (minstd_rand's first draws are not)
 
 size_t pick(Rng& rng, size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); }
 

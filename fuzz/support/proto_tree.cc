@@ -34,7 +34,7 @@ struct Cursor {
 bool parse_packed(const std::string& bytes, Payload payload, std::vector<uint64_t>* out) {
   Cursor c{reinterpret_cast<const uint8_t*>(bytes.data()), reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size()};
   while (c.p != c.end) {
-    uint64_t v;
+    uint64_t v = 0;
     const bool ok = payload == Payload::kPackedVarint   ? c.varint(&v)
                     : payload == Payload::kPackedFixed32 ? c.fixed(4, &v)
                                                           : c.fixed(8, &v);

@@ -1,5 +1,6 @@
 #include "support/run_model.h"
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -86,12 +87,18 @@ void execute_compiled(max_compiled_model_t* compiled, ByteSource& values) {
     if (!ok(max_compiled_model_input(compiled, i, &spec))) break;
     max_tensor_t* t = make_input(spec, values);
     max_tensor_spec_release(spec);
-    if (!t) complete = false;
+    if (!t) {
+      if (verbose()) std::fprintf(stderr, "  input %zu: no input made (over the harness's size)\n", i);
+      complete = false;
+    }
     else inputs.push_back(t);
   }
   if (complete) {
     max_tensor_list_t* outputs = nullptr;
-    if (ok(max_model_execute(model, inputs.data(), inputs.size(), &outputs))) max_tensor_list_release(outputs);
+    if (ok(max_model_execute(model, inputs.data(), inputs.size(), &outputs))) {
+      if (verbose()) std::fprintf(stderr, "  executed with %zu inputs\n", inputs.size());
+      max_tensor_list_release(outputs);
+    }
   }
   for (max_tensor_t* t : inputs) max_tensor_release(t);
   max_model_release(model);
