@@ -40,10 +40,11 @@ int64_t boundary_int(Rng& rng, int64_t old) {
                                     (int64_t{1} << 32) + 1, int64_t{1} << 40, (int64_t{1} << 58) + 1,
                                     (int64_t{1} << 59) + 1, int64_t{1} << 61, int64_t{1} << 62,
                                     INT64_MAX, INT64_MIN, INT64_MAX / 8, INT32_MIN};
+  const uint64_t u = static_cast<uint64_t>(old);  // wraps, as a file's varint may
   switch (pick(rng, 5)) {
-    case 0: return old + 1;
-    case 1: return old - 1;
-    case 2: return -old;
+    case 0: return static_cast<int64_t>(u + 1);
+    case 1: return static_cast<int64_t>(u - 1);
+    case 2: return static_cast<int64_t>(0 - u);
     case 3: return static_cast<int64_t>(pick(rng, 12)) - 3;
     default: return kValues[pick(rng, std::size(kValues))];
   }
