@@ -93,9 +93,8 @@ suite_ctest_asan() {
 # Each libFuzzer target of fuzz/ (fuzz/README.md), under ASan + UBSan: its committed corpus and
 # regressions first, then MAX_C_FUZZ_SECONDS (default 20) of fuzzing from them, with libFuzzer's
 # seed MAX_C_FUZZ_SEED (default 1: the same inputs in the same order every run, so a verdict
-# does not depend on the day; set another to explore further). Any crash,
-# sanitizer report, leak, out-of-memory (past -rss_limit_mb) or input slower than -timeout
-# fails the target, and the input that did it is kept under build-fuzz/fuzz-artifacts/ (add it
+# does not depend on the day; set another to explore further). Any crash, sanitizer report,
+# leak, out-of-memory (past -rss_limit_mb) or input slower than -timeout fails the target, and the input that did it is kept under build-fuzz/fuzz-artifacts/ (add it
 # to fuzz/regressions/<target>/ with the fix). New corpus entries stay in scratch space.
 suite_fuzz() {
   ensure_build fuzz || { record fail "build (fuzz)"; return; }
