@@ -3,6 +3,7 @@
 #
 #   scripts/build.sh                      the `dev` preset: build/, RelWithDebInfo
 #   scripts/build.sh asan                 the `asan` preset: build-asan/, Debug + ASan + UBSan
+#   scripts/build.sh fuzz                 the `fuzz` preset: build-fuzz/, clang: the library and fuzz/ targets
 #   scripts/build.sh DIR [-DVAR=VALUE...] any other build folder, with extra cache settings
 #   ... --target NAME                     build only NAME (repeatable), e.g. example_demo
 #
@@ -29,6 +30,7 @@ done
 case $where in
   dev) dir=$MAX_C_ROOT/build preset=dev ;;
   asan) dir=$MAX_C_ROOT/build-asan preset=asan ;;
+  fuzz) dir=$MAX_C_ROOT/build-fuzz preset=fuzz ;;
   *) dir=$(realpath -m "$where") preset= ;;
 esac
 

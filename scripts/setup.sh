@@ -18,6 +18,9 @@ APT_PACKAGES=(
   python3 python3-venv
   openjdk-17-jdk-headless maven
   libamdhip64-5 libhiprtc-builtins5 rocm-device-libs
+  # The fuzz build (fuzz/README.md): clang with libFuzzer and the sanitizer runtimes, LLVM's
+  # symbolizer for their reports, and LLVM's OpenMP runtime (clang's -fopenmp).
+  clang libclang-rt-dev llvm libomp-dev
 )
 # The Python packages of .venv come from hash-checked locks (scripts/requirements/*.txt,
 # compiled from the *.in beside them by scripts/lock_requirements.sh), so a new machine gets

@@ -140,7 +140,8 @@ Model::Weights Model::merge(const Weights& base, const NamedTensors& updates, bo
 NamedTensors Model::checked_weights(NamedTensors base, const NamedTensors& updates) const {
   for (const auto& [name, tensor] : updates) {
     check_given_weight(name, tensor);
-    auto same = std::find_if(base.begin(), base.end(), [&](const auto& w) { return w.first == name; });
+    const std::string& wanted = name;  // clang 14 cannot capture a structured binding
+    auto same = std::find_if(base.begin(), base.end(), [&](const auto& w) { return w.first == wanted; });
     if (same != base.end()) same->second = tensor;
     else base.emplace_back(name, tensor);
   }

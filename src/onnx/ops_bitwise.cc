@@ -110,7 +110,7 @@ void import_bit_cast(NodeContext& c) {
 void register_bitwise_importers(ImportTable& t) {
   t["BitShift"] = import_bit_shift;
   for (auto [onnx, ours] : {std::pair{"BitwiseAnd", "bitwise_and"}, {"BitwiseOr", "bitwise_or"}, {"BitwiseXor", "bitwise_xor"}})
-    t[onnx] = [ours](NodeContext& c) { import_bitwise_binary(c, ours); };
+    t[onnx] = [op = ours](NodeContext& c) { import_bitwise_binary(c, op); };  // clang 14: no binding captures
   t["BitwiseNot"] = [](NodeContext& c) { c.set_output(0, c.op("bitwise_not", {c.input(0)})); };
   t["BitCast"] = import_bit_cast;
 }

@@ -473,17 +473,17 @@ void add_composed(ImportTable& t, const char* onnx, Fn fn) {
 
 void register_elementwise_importers(ImportTable& t) {
   for (auto [onnx, ours] : {std::pair{"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}})
-    t[onnx] = [onnx = std::string(onnx), ours](NodeContext& c) { import_arith(c, onnx, ours); };
+    t[onnx] = [onnx = std::string(onnx), ours = ours](NodeContext& c) { import_arith(c, onnx, ours); };
   t["Div"] = import_div;
   t["Mod"] = import_mod;
   t["Pow"] = import_pow;
   for (auto [onnx, ours] : {std::pair{"Max", "max"}, {"Min", "min"}, {"Sum", "add"}, {"Mean", "add"}})
-    t[onnx] = [onnx = std::string(onnx), ours](NodeContext& c) { import_variadic(c, onnx, ours); };
+    t[onnx] = [onnx = std::string(onnx), ours = ours](NodeContext& c) { import_variadic(c, onnx, ours); };
   for (auto [onnx, ours] : {std::pair{"Equal", "equal"}, {"Greater", "greater"}, {"Less", "less"},
                             {"GreaterOrEqual", "greater_equal"}, {"LessOrEqual", "less_equal"}})
-    t[onnx] = [onnx = std::string(onnx), ours](NodeContext& c) { import_compare(c, onnx, ours); };
+    t[onnx] = [onnx = std::string(onnx), ours = ours](NodeContext& c) { import_compare(c, onnx, ours); };
   for (auto [onnx, ours] : {std::pair{"And", "logical_and"}, {"Or", "logical_or"}, {"Xor", "logical_xor"}})
-    t[onnx] = [onnx = std::string(onnx), ours](NodeContext& c) { import_logical(c, onnx, ours); };
+    t[onnx] = [onnx = std::string(onnx), ours = ours](NodeContext& c) { import_logical(c, onnx, ours); };
   t["Not"] = import_not;
   t["Where"] = import_where;
   t["IsNaN"] = [](NodeContext& c) { c.set_output(0, c.op("is_nan", {c.input(0)})); };

@@ -152,6 +152,20 @@ class Reader {
 
   // ---- pieces ----
 
+  // FlatBuffers reads a vector's elements in place, and its Verifier aligns only the 4-byte
+  // length in front of them: a corrupt file can put 8-byte elements at 4 mod 8 (a misaligned
+  // load). A writer aligns them (fb_ itself is 8-byte aligned), so refuse such a vector; an
+  // empty one has nothing to read, and FlatBuffers writes it unaligned.
+  template <typename T>
+  const Vector<T>* aligned(const Vector<T>* v, const char* what) {
+    if (!v || v->size() == 0) return v;
+    const auto offset = static_cast<uint64_t>(v->Data() - fb_);
+    if (offset % alignof(T) != 0)
+      data_loss(what, ": the vector at offset ", kHeaderSize + offset, " is not ", alignof(T),
+                "-byte aligned for its elements");
+    return v;
+  }
+
   std::vector<Dim> dims(const Vector<int64_t>* fixed, const Vector<flatbuffers::Offset<String>>* symbolic) {
     std::vector<Dim> out;
     if (symbolic) {
@@ -162,7 +176,7 @@ class Reader {
         charge(s->size(), "dims");
         out.push_back(parse_dim(s->string_view()));
       }
-    } else if (fixed) {
+    } else if (aligned(fixed, "static dims")) {
       charge(fixed->size(), "dims");
       out.reserve(fixed->size());
       for (int64_t d : *fixed) out.emplace_back(d);
@@ -181,7 +195,7 @@ class Reader {
 
   template <typename T>
   std::vector<T> scalars(const Vector<T>* v, const char* what) {
-    if (!v) return {};
+    if (!aligned(v, what)) return {};
     charge(v->size(), what);
     return std::vector<T>(v->begin(), v->end());
   }

@@ -188,10 +188,10 @@ Lowered lower_repeat_interleave(const LowerContext& ctx) {
 // The length repeat_interleave's repeats give its axis: the value of an out_dim no input
 // binds (compiler/stages.h). Inputs and attributes are the repeat_interleave's.
 Lowered lower_count_repeats(const LowerContext& ctx) {
-  const auto [d, num_counts] = repeat_counts(ctx);
+  const RepeatCounts counts = repeat_counts(ctx);  // no structured binding: clang 14 cannot capture one
   const DType count_type = ctx.inputs[1].dtype;
   return {[=](const KernelArgs& a) {
-    *static_cast<int64_t*>(a.outputs[0]) = cpu::repeat_total(a.inputs[1], count_type, num_counts, d);
+    *static_cast<int64_t*>(a.outputs[0]) = cpu::repeat_total(a.inputs[1], count_type, counts.num_counts, counts.d);
   }};
 }
 

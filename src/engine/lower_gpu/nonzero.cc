@@ -98,12 +98,12 @@ Lowered lower_masked_scatter(const LowerContext& ctx) {
 }
 
 Lowered lower_count_repeats(const LowerContext& ctx) {
-  const auto [d, num_counts] = repeat_counts(ctx);
+  const RepeatCounts counts = repeat_counts(ctx);  // no structured binding: clang 14 cannot capture one
   const GpuKernel k = positions_kernel(ctx, [&] { return gpu::count_repeats_kernel(ctx.inputs[1].dtype); });
   return {[=](const KernelArgs& a) {
     const void* c = a.inputs[1];
     void* total = a.outputs[0];
-    int64_t nc = num_counts, length = d;
+    int64_t nc = counts.num_counts, length = counts.d;
     void* args[] = {&c, &nc, &length, &total};
     k.launch(gpu_launch_for_rows(1), a.stream, args);
   }};

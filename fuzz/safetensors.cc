@@ -1,0 +1,23 @@
+// safetensors files (src/weights/safetensors.cc): the header length, the JSON header and
+// every tensor's offsets; each tensor that parses is then viewed and read in full, so an
+// entry that points outside the file is an ASan report, not a quiet pass.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "support/guard.h"
+#include "weights/mapped_file.h"
+#include "weights/safetensors.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  maxfuzz::guarded([&] {
+    auto file = maxc::MappedFile::from_bytes("fuzz.safetensors", std::vector<uint8_t>(data, data + size));
+    const maxc::SafetensorsFile parsed = maxc::read_safetensors(file);
+    volatile uint8_t sum = 0;
+    for (const maxc::WeightEntry& e : parsed.entries) {
+      auto tensor = maxc::mapped_tensor(e.file, e.file->data() + e.offset, e.info.dtype, e.info.dims);
+      for (uint64_t i = 0; i < e.bytes; ++i) sum = sum + e.file->data()[e.offset + i];
+    }
+  });
+  return 0;
+}
