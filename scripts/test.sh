@@ -22,6 +22,7 @@ SUITES=(
   java        # mvn test of bindings/java (JNA) against build/libmax_c.so
   examples    # the MLP example of every language prints the C example's numbers
   ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
+  tsan        # build-tsan/: the concurrency tests under ThreadSanitizer (library + those tests only)
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -87,6 +88,19 @@ suite_ctest_dev() {
 suite_ctest_asan() {
   ensure_build asan || { record fail "build (asan)"; return; }
   record_ctest asan
+}
+
+# The concurrency tests (abi_tests/cmocka/concurrency_test.c: many callers on one model,
+# several models, reloads and compiles under running calls, shared registries, DLPack
+# hand-offs) built with ThreadSanitizer. The preset builds the library and those tests
+# only, and any report fails the test (TSAN_OPTIONS halt_on_error=1, exitcode=66). Contexts
+# get a team of one thread: libgomp is not instrumented (see the tsan preset).
+suite_tsan() {
+  local start
+  start=$(now_s)
+  ensure_build tsan || { record fail "build (tsan)"; return; }
+  log "tsan: built in $(($(now_s) - start)) s"
+  record_ctest tsan
 }
 
 # check WHAT COMMAND...: one install check; its output is shown only when it fails.
