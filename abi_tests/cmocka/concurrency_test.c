@@ -338,7 +338,7 @@ static int execute_once(verdict* v, max_model_t* m, max_tensor_t* input, float* 
 static void record_reference(job* j, int version, max_model_t* m, const float* want) {
   verdict v = {0};
   size_t i;
-  assert_true(execute_once(&v, m, j->input, j->want[version], j->floats));
+  if (!execute_once(&v, m, j->input, j->want[version], j->floats)) fail_msg("%s", v.why);
   for (i = 0; i < j->floats; ++i)
     if (fabsf(j->want[version][i] - want[i]) > 1e-4f * (1 + fabsf(want[i])))
       fail_msg("the single-threaded reference is off: element %zu is %g, C says %g", i, j->want[version][i], want[i]);
@@ -414,9 +414,9 @@ typedef struct {
 
 static void* call_model(void* arg) {
   caller* c = arg;
-  t_worker = &c->v;
   float got[MAX_RESULT];
   int k;
+  t_worker = &c->v;
   for (k = 0; k < c->calls; ++k) {
     const job* j = &c->jobs[(c->id * 3 + k) % c->num_jobs];
     if (!execute_once(&c->v, c->model, j->input, got, j->floats)) continue;
@@ -524,9 +524,9 @@ typedef struct {
 
 static void* call_while_reloading(void* arg) {
   reload_caller* r = arg;
-  t_worker = &r->c.v;
   float got[MAX_RESULT];
   int k;
+  t_worker = &r->c.v;
   /* At least `calls` calls, and on until the reloader has reloaded 20 times: the calls
    * overlap reloads whatever the scheduler does. */
   for (k = 0; k < r->c.calls || atomic_load(&g_finished) < 20; ++k) {
@@ -556,9 +556,9 @@ typedef struct {
 /* Alternates the model's weights, by tensors and by registry, until the callers are done. */
 static void* reload_loop(void* arg) {
   reloader* r = arg;
-  t_worker = &r->v;
   max_tensor_t* t[2][4];
   int s, i;
+  t_worker = &r->v;
   for (s = 0; s < 2; ++s) mlp_tensors(&g_set[s], t[s]);
   while (atomic_load(&g_executors_left) > 0) {
     const int n = atomic_fetch_add(&g_started, 1) + 1, version = n % 2;
@@ -587,11 +587,11 @@ typedef struct {
  * others execute: compiling and freeing under running calls. */
 static void* churn_models(void* arg) {
   churner* ch = arg;
-  t_worker = &ch->v;
   float x[CONV_HW * CONV_HW * CONV_C], want[CONV_OUT], got[CONV_OUT];
   const int64_t dims[4] = {1, CONV_HW, CONV_HW, CONV_C};
   int round;
   size_t i;
+  t_worker = &ch->v;
   fill(x, sizeof x / sizeof x[0], 400, 1.0f);
   conv_reference(x, want);
   for (round = 0; round < ch->rounds; ++round) {
@@ -734,9 +734,9 @@ typedef struct {
  * registry, reads the registry and runs the jobs. */
 static void* compile_and_bind(void* arg) {
   binder* b = arg;
-  t_worker = &b->v;
   float got[MAX_RESULT];
   int round, k;
+  t_worker = &b->v;
   for (round = 0; round < 2; ++round) {
     max_compiled_model_t* c = NULL;
     max_model_t* m = NULL;
@@ -831,10 +831,10 @@ static atomic_ulong g_next_key;
 
 static void* capture_and_replay_loop(void* arg) {
   caller* c = arg;
-  t_worker = &c->v;
   const uint64_t key = (uint64_t)atomic_fetch_add(&g_next_key, 1);
   float got[MAX_RESULT];
   int k;
+  t_worker = &c->v;
   for (k = 0; k < c->calls; ++k) {
     /* Jobs k and k + 5 have the same batch size: a replay runs the captured shapes. */
     const job* first = &c->jobs[(c->id + k) % 5];
@@ -952,9 +952,9 @@ static void consume(verdict* v, DLManagedTensorVersioned* m, int import) {
 
 static void* tensor_traffic(void* arg) {
   tensor_worker* w = arg;
-  t_worker = &w->v;
   const int64_t dims[1] = {TENSOR_N}, square[2] = {8, 8};
   int k;
+  t_worker = &w->v;
   for (k = 0; k < 40; ++k) {
     max_tensor_t *view = NULL, *copy = NULL, *borrowed = NULL, *mine = NULL;
     DLManagedTensorVersioned* exported = NULL;
