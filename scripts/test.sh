@@ -23,6 +23,7 @@ SUITES=(
   examples    # the MLP example of every language prints the C example's numbers
   ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
   fuzz        # build-fuzz/ (clang): each libFuzzer target over its corpus, then fuzzed for a while
+  tsan        # build-tsan/: the concurrency tests under ThreadSanitizer (library + those tests only)
 )
 
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -118,6 +119,19 @@ suite_fuzz() {
       record fail "fuzz $target (exit $rc after ${runs:-?} inputs; the input is under $artifacts)"
     fi
   done
+}
+
+# The concurrency tests (abi_tests/cmocka/concurrency_test.c: many callers on one model,
+# several models, reloads and compiles under running calls, shared registries, DLPack
+# hand-offs) built with ThreadSanitizer. The preset builds the library and those tests
+# only, and any report fails the test (TSAN_OPTIONS halt_on_error=1, exitcode=66). Contexts
+# get a team of one thread: libgomp is not instrumented (see the tsan preset).
+suite_tsan() {
+  local start
+  start=$(now_s)
+  ensure_build tsan || { record fail "build (tsan)"; return; }
+  log "tsan: built in $(($(now_s) - start)) s"
+  record_ctest tsan
 }
 
 # check WHAT COMMAND...: one install check; its output is shown only when it fails.

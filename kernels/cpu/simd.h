@@ -6,7 +6,10 @@
 // MAXC_TARGET_AVX2, called only when cpu_has_avx2().
 #pragma once
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+// Not under ThreadSanitizer (GCC defines __SANITIZE_THREAD__): the clones' ifunc resolvers
+// are instrumented too and run while the library is relocated, before the TSan runtime is
+// set up, which crashes every program at load. The baseline code is the same source.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define MAXC_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #define MAXC_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define MAXC_HAVE_AVX2 1

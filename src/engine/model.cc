@@ -205,9 +205,17 @@ void Model::reload(const NamedTensors& weights) {
     specialized_.clear();  // each is bound again, with these, when next run
     return;
   }
-  auto next = std::make_shared<const BoundWeights>(merge(snapshot()->tensors(), weights, /*require_all=*/false));
-  std::lock_guard lock(mu_);
-  weights_ = std::move(next);
+  // Merged outside the lock (it may copy weights to the device) onto the snapshot it read;
+  // installed only if that is still the model's, else merged again onto the newer one, so
+  // two reloads of different weights at once both take effect, in some order.
+  for (;;) {
+    const std::shared_ptr<const BoundWeights> base = snapshot();
+    auto next = std::make_shared<const BoundWeights>(merge(base->tensors(), weights, /*require_all=*/false));
+    std::lock_guard lock(mu_);
+    if (weights_ != base) continue;
+    weights_ = std::move(next);
+    return;
+  }
 }
 
 std::shared_ptr<const BoundWeights> Model::snapshot() const {
