@@ -95,7 +95,12 @@ void execute_compiled(max_compiled_model_t* compiled, ByteSource& values) {
   }
   if (complete) {
     max_tensor_list_t* outputs = nullptr;
-    if (ok(max_model_execute(model, inputs.data(), inputs.size(), &outputs))) {
+    // A run deadline, the library's own bound on what a file can make a call do: a Loop may
+    // ask for 10^17 trips.
+    max_run_options_t run_options;
+    max_run_options_init(&run_options, sizeof run_options);
+    run_options.timeout_us = 1000000;
+    if (ok(max_model_execute_with_options(model, inputs.data(), inputs.size(), &run_options, &outputs))) {
       if (verbose()) std::fprintf(stderr, "  executed with %zu inputs\n", inputs.size());
       max_tensor_list_release(outputs);
     }

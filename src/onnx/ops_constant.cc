@@ -1,6 +1,7 @@
 // Operators that create tensors: Constant, ConstantOfShape, Range. Their results are known
 // values where the data is small and static (they fold into shape arithmetic and become
 // constants only when an op needs them as tensors).
+#include <algorithm>
 #include <cmath>
 
 #include "onnx/dtypes.h"
@@ -116,8 +117,10 @@ void import_eye_like(NodeContext& c) {
   DType dt = c.attr("dtype") ? to_dtype(static_cast<int32_t>(c.attr_int("dtype", 1)), c.label() + " attribute 'dtype'")
                              : c.dtype(0);
   std::vector<double> v(static_cast<size_t>(bounded_elements(c, {rows, cols}, "the identity")), 0.0);
-  for (int64_t i = 0; i < rows; ++i)
-    if (k >= -i && k < cols - i) v[static_cast<size_t>(i * cols + i + k)] = 1.0;  // i + k in [0, cols)
+  // Only the rows whose diagonal element exists: [2^40, 0] is an empty table, not 2^40 checks.
+  if (k > -rows && k < cols)
+    for (int64_t i = std::max<int64_t>(0, -k), end = std::min(rows, cols - k); i < end; ++i)
+      v[static_cast<size_t>(i * cols + i + k)] = 1.0;  // i + k in [0, cols)
   c.set_output(0, c.constant(KnownValue::from_doubles(dt, {rows, cols}, v)));
 }
 
