@@ -11,6 +11,7 @@
 #include <cctype>
 #include <optional>
 
+#include "base/checked_math.h"
 #include "onnx/node_context.h"
 
 namespace maxc::onnx {
@@ -105,6 +106,8 @@ class RecurrentImport {
     dt_ = c_.dtype(kX);
     hidden_ = c_.attr("hidden_size") ? c_.attr_int("hidden_size", 0) : static_dim(c_.type(kR).dims[2], "R's last dim");
     if (hidden_ <= 0) c_.invalid("hidden_size must be positive, got ", hidden_);
+    // Gates x directions x hidden (at most 4 x 2 x hidden) must stay a count a tensor can have.
+    if (hidden_ > kMaxElements / 8) c_.invalid("hidden_size ", hidden_, " is larger than any tensor can hold");
     if (static_dim(c_.type(kW).dims[0], "W's direction dim") != dirs_)
       c_.invalid("W has ", c_.type(kW).dims[0], " directions but direction \"", direction_, "\" needs ", dirs_);
     seq_ = static_dim(c_.type(kX).dims[static_cast<size_t>(layout_)], "the sequence length");
