@@ -36,7 +36,8 @@ void reduce(const void* xv, void* yv, int64_t outer, int64_t n, int64_t inner) {
     return;
   }
   for_column_blocks(outer, inner, n, [&](int64_t o, int64_t c0, int64_t width) {
-    reduce_columns<Op>(x + o * n * inner + c0, y + o * inner + c0, n, inner, width);
+    // An empty axis reads nothing, and x of an empty tensor may be null: no offset from it.
+    reduce_columns<Op>(n ? x + o * n * inner + c0 : x, y + o * inner + c0, n, inner, width);
   });
 }
 
