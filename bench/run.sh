@@ -97,8 +97,10 @@ else
   library=$build/libmax_c.so
   python=${MAX_C_BENCH_PYTHON:-$venv/bin/python}
   if [[ -z ${MAX_C_BENCH_PYTHON:-} ]] && ! "$python" -c 'import onnx, onnxruntime, matplotlib' >/dev/null 2>&1; then
-    log "pip install onnx onnxruntime matplotlib into .venv"
-    "$python" -m pip install --quiet onnx onnxruntime matplotlib
+    # Pinned and hash-checked like the test packages (scripts/requirements/bench.in).
+    log "pip install -r scripts/requirements/bench.txt into .venv"
+    "$python" -m pip install --quiet --require-hashes --only-binary :all: \
+      -r "$MAX_C_ROOT/scripts/requirements/bench.txt"
   fi
 fi
 
