@@ -3,20 +3,20 @@
 # libFuzzer's fork mode, which goes on after a crash, a leak, an out-of-memory or a timeout
 # and keeps every such input, so one run finds many bugs instead of the first.
 #
-#   bash fuzz/long_run.sh TARGET SECONDS [JOBS]     (after `bash scripts/build.sh fuzz`)
+#   bash fuzz/long_run.sh TARGET SECONDS [JOBS]     (after `bash scripts/build.sh asan`)
 #
-# Writes build-fuzz/long/TARGET/: corpus/ (what the run learnt), artifacts/ (crash-*, leak-*,
+# Writes build-asan/fuzz-long/TARGET/: corpus/ (what the run learnt), artifacts/ (crash-*, leak-*,
 # oom-*, timeout-*) and log; the last line printed is the number of inputs run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source fuzz/env.sh
 target=$1 seconds=$2 jobs=${3:-1}
-out=build-fuzz/long/$target
+out=build-asan/fuzz-long/$target
 mkdir -p "$out/corpus" "$out/artifacts"
 dirs=(fuzz/corpus/"$target")
 [[ -d fuzz/regressions/$target ]] && dirs+=(fuzz/regressions/"$target")
-ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  "build-fuzz/fuzz/fuzz_$target" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+"$MAX_C_FUZZ_BIN/fuzz_$target" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+  -max_total_time="$seconds" "${MAX_C_FUZZ_LIMITS[@]}" \
   -artifact_prefix="$out/artifacts/" "$out/corpus" "${dirs[@]}" >"$out/log" 2>&1 || true
 # Fork mode reports "#N: cov: ... exec/s: ..." lines; N is the inputs run so far.
 grep -oE '^#[0-9]+' "$out/log" | tail -n 1 | tr -d '#'

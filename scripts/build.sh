@@ -2,8 +2,8 @@
 # Configures and builds max_c with CMake and Ninja.
 #
 #   scripts/build.sh                      the `dev` preset: build/, RelWithDebInfo
-#   scripts/build.sh asan                 the `asan` preset: build-asan/, Debug + ASan + UBSan
-#   scripts/build.sh fuzz                 the `fuzz` preset: build-fuzz/, clang: the library and fuzz/ targets
+#   scripts/build.sh asan                 the `asan` preset: build-asan/, clang -O1 + ASan + UBSan: the tests
+#                                         and the libFuzzer targets of fuzz/
 #   scripts/build.sh tsan                 the `tsan` preset: build-tsan/, Debug + ThreadSanitizer,
 #                                         the library and the concurrency tests only
 #   scripts/build.sh DIR [-DVAR=VALUE...] any other build folder, with extra cache settings
@@ -32,7 +32,6 @@ done
 case $where in
   dev) dir=$MAX_C_ROOT/build preset=dev ;;
   asan) dir=$MAX_C_ROOT/build-asan preset=asan ;;
-  fuzz) dir=$MAX_C_ROOT/build-fuzz preset=fuzz ;;
   tsan) dir=$MAX_C_ROOT/build-tsan preset=tsan ;;
   *) dir=$(realpath -m "$where") preset= ;;
 esac

@@ -21,8 +21,8 @@ SUITES=(
   go          # go test of bindings/go (cgo, pkg-config) against build/
   java        # mvn test of bindings/java (JNA) against build/libmax_c.so
   examples    # the MLP example of every language prints the C example's numbers
-  ctest_asan  # build-asan/: the same ctest suites under AddressSanitizer + UBSan
-  fuzz        # build-fuzz/ (clang): each libFuzzer target over its corpus, then fuzzed for a while
+  ctest_asan  # build-asan/ (clang): the same ctest suites under AddressSanitizer + UBSan
+  fuzz        # build-asan/'s libFuzzer targets: each over its corpus, then fuzzed for a while
   tsan        # build-tsan/: the concurrency tests under ThreadSanitizer (library + those tests only)
 )
 
@@ -91,24 +91,26 @@ suite_ctest_asan() {
   record_ctest asan
 }
 
-# Each libFuzzer target of fuzz/ (fuzz/README.md), under ASan + UBSan: its committed corpus and
-# regressions first, then MAX_C_FUZZ_SECONDS (default 20) of fuzzing from them, with libFuzzer's
-# seed MAX_C_FUZZ_SEED (default 1: the same inputs in the same order every run, so a verdict
-# does not depend on the day; set another to explore further). Any crash, sanitizer report,
-# leak, out-of-memory (past -rss_limit_mb) or input slower than -timeout fails the target, and the input that did it is kept under build-fuzz/fuzz-artifacts/ (add it
-# to fuzz/regressions/<target>/ with the fix). New corpus entries stay in scratch space.
+# Each libFuzzer target of fuzz/ (fuzz/README.md), built in build-asan/ beside the tests under
+# ASan + UBSan: its committed corpus and regressions first, then MAX_C_FUZZ_SECONDS (default
+# 20) of fuzzing from them, with libFuzzer's seed MAX_C_FUZZ_SEED (default 1: the same inputs
+# in the same order every run, so a verdict does not depend on the day; set another to
+# explore further). fuzz/env.sh holds the sanitizer options and bounds. Any crash, sanitizer
+# report, leak, out-of-memory or input slower than the timeout fails the target, and the
+# input that did it is kept under build-asan/fuzz-artifacts/ (add it to
+# fuzz/regressions/<target>/ with the fix). New corpus entries stay in scratch space.
 suite_fuzz() {
-  ensure_build fuzz || { record fail "build (fuzz)"; return; }
+  ensure_build asan || { record fail "build (asan) for the fuzz targets"; return; }
   local seconds=${MAX_C_FUZZ_SECONDS:-20} seed=${MAX_C_FUZZ_SEED:-1} target
-  local artifacts=$MAX_C_ROOT/build-fuzz/fuzz-artifacts
+  local artifacts=$MAX_C_ROOT/build-asan/fuzz-artifacts
   mkdir -p "$artifacts"
   for target in $(sed -n 's/^set(MAX_C_FUZZ_TARGETS \(.*\))$/\1/p' fuzz/CMakeLists.txt); do
     local work=$SCRATCH/fuzz-$target log=$SCRATCH/fuzz-$target.log dirs=()
     mkdir -p "$work"
     for d in fuzz/corpus/$target fuzz/regressions/$target; do [[ -d $d ]] && dirs+=("$d"); done
-    ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "build-fuzz/fuzz/fuzz_$target" -seed="$seed" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-      -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$work" "${dirs[@]}" >"$log" 2>&1
+    (source fuzz/env.sh && "$MAX_C_FUZZ_BIN/fuzz_$target" -seed="$seed" -max_total_time="$seconds" \
+      "${MAX_C_FUZZ_LIMITS[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$work" "${dirs[@]}") \
+      >"$log" 2>&1
     local rc=$? runs
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     if ((rc == 0)); then
