@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "onnx/dim_agreement.h"
 #include "onnx/node_context.h"
 #include "onnx/size_limits.h"
 
@@ -84,7 +85,43 @@ std::vector<Dim> reshape_dims(NodeContext& c) {
   return shape;
 }
 
-void import_reshape(NodeContext& c) { reshape_to(c, reshape_dims(c)); }
+// The element count of `shape` with its -1 (if any) resolved as total // (the others'
+// product): exact when the run-time check of checked_count passes.
+std::vector<Dim> resolve_minus_one(std::vector<Dim> shape, const Dim& total) {
+  Dim known(1);
+  std::optional<size_t> minus_one;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].is_static() && shape[i].static_value() == -1) minus_one = i;
+    else known = known * shape[i];
+  }
+  if (minus_one && !(known == Dim(0)) && !(floordiv(total, known) * known == total))
+    shape[*minus_one] = floordiv(total, known);
+  return shape;
+}
+
+// x's elements as [count], asserted at run time (rebind): for a Reshape whose element counts
+// the Dim algebra cannot prove equal ((h*w)//4 against (h//2)*(w//2), ...). ONNX Runtime
+// checks them when the model runs; so does the plan of each binding, naming this node.
+ValueId checked_count(NodeContext& c, ValueId x, const Dim& count) {
+  const Dim elements = c.type_of(x).num_elements();
+  ValueId flat = c.reshape(x, {elements});
+  std::string message = str_cat(c.label(), ": the shape asks for ", count, " elements but the input has ", elements);
+  return c.op("rebind", {flat}, {{"shape", std::vector<Dim>{count}}, {"message", std::move(message)}});
+}
+
+void import_reshape(NodeContext& c) {
+  std::vector<Dim> shape = reshape_dims(c);
+  const Dim total = c.type(0).num_elements();
+  std::vector<Dim> resolved = resolve_minus_one(shape, total);
+  const Dim count = dims_product(resolved);
+  bool has_minus_one = std::any_of(resolved.begin(), resolved.end(),
+                                   [](const Dim& d) { return d.is_static() && d.static_value() == -1; });
+  // Static counts, provably equal counts and a -1 the algebra divides stay the plain reshape
+  // (which refuses a static mismatch at import, by name).
+  if (has_minus_one || count == total || (count.is_static() && total.is_static()))
+    return reshape_to(c, std::move(shape));
+  c.set_output(0, c.reshape(checked_count(c, c.input(0), count), std::move(resolved)));
+}
 
 void import_flatten(NodeContext& c) {
   const std::vector<Dim>& in = c.type(0).dims;
@@ -117,14 +154,18 @@ void import_unsqueeze(NodeContext& c) {
   reshape_to(c, std::move(out));
 }
 
+// A named axis whose dim is an expression the algebra cannot show to be 1 (a height that
+// one input size brings down to 1) is asserted 1 when the model runs, as ONNX Runtime checks.
 void import_squeeze(NodeContext& c) {
-  const std::vector<Dim>& in = c.type(0).dims;
+  const std::vector<Dim> in = c.type(0).dims;
   int64_t r = static_cast<int64_t>(in.size());
   std::vector<bool> drop(in.size(), false);
+  std::vector<Dim> asserted = in;
   if (c.has_input(1) || c.attr("axes")) {
     for (int64_t a : axes_operand(c, 1, "axes")) {
       size_t n = static_cast<size_t>(c.axis(a, r, "axes entry"));
-      if (!(in[n] == Dim(1))) c.invalid("axis ", n, " has dim ", in[n], ", not 1");
+      if (undecided(in[n], Dim(1))) asserted[n] = Dim(1);
+      else if (!(in[n] == Dim(1))) c.invalid("axis ", n, " has dim ", in[n], ", not 1");
       drop[n] = true;
     }
   } else {
@@ -133,7 +174,8 @@ void import_squeeze(NodeContext& c) {
   std::vector<Dim> out;
   for (size_t i = 0; i < in.size(); ++i)
     if (!drop[i]) out.push_back(in[i]);
-  reshape_to(c, std::move(out));
+  if (asserted == in) return reshape_to(c, std::move(out));
+  c.set_output(0, c.reshape(assert_dims(c, c.input(0), asserted, "input 0"), std::move(out)));
 }
 
 // ---- Transpose ----
@@ -172,7 +214,8 @@ void import_concat(NodeContext& c) {
   std::vector<ValueId> ins;
   for (size_t i = 0; i < c.num_inputs(); ++i) ins.push_back(c.input(i));
   if (ins.size() == 1) return c.set_output(0, ins[0]);
-  c.set_output(0, c.op("concat", ins, {{"axis", c.attr_int("axis", 0)}}));
+  const int64_t axis = c.attr_int("axis", 0);
+  c.set_output(0, c.op("concat", assert_concatenable(c, std::move(ins), axis), {{"axis", axis}}));
 }
 
 // A known vector split into known parts: a shape split into its dims (AffineGrid's function

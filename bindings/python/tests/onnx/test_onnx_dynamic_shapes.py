@@ -81,3 +81,47 @@ def test_named_dims_still_bind_together(tmp_path):
              [vi("a", F32, ["n"]), vi("b", F32, ["n"])], [vi("y", F32, ["n"])])
     p.check(a=rand(4), b=rand(4))
     p.check(a=rand(7), b=rand(7))
+
+
+# ---- 2. equalities checked when the model runs ----
+
+def halve_rows_reshape(tmp_path, with_minus_one):
+    """Reshape of x [a, b] to [a // 2, 2 * b]: a * b against (a // 2) * 2 * b, equal only for
+    even a, which ONNX Runtime checks at run time. Or to [2, -1]: the -1 is (a * b) // 2,
+    exact only for even a * b."""
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64)))
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             c("i0", [0]), c("i1", [1]), c("two", [2]), c("m1", [-1]),
+             helper.make_node("Gather", ["s", "i0"], ["a"]),
+             helper.make_node("Gather", ["s", "i1"], ["b"]),
+             helper.make_node("Div", ["a", "two"], ["half"]),
+             helper.make_node("Mul", ["b", "two"], ["double"]),
+             helper.make_node("Concat", ["two", "m1"] if with_minus_one else ["half", "double"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"])]
+    return pair(tmp_path, f"halve_{with_minus_one}", nodes, [vi("x", F32, ["a", "b"])], [vi("y", F32, None)])
+
+
+@pytest.mark.parametrize("with_minus_one", [False, True])
+def test_reshape_counts_checked_at_run_time(tmp_path, with_minus_one):
+    p = halve_rows_reshape(tmp_path, with_minus_one)
+    p.check(x=rand(4, 3))
+    p.check(x=rand(6, 5))
+    with pytest.raises(_errors.MaxValueError) as e:  # 15 elements, shape [1, 10] or [2, 7]
+        p.ours(x=rand(3, 5))
+    assert e.value.code == _errors.INVALID_ARGUMENT
+    assert "Reshape" in str(e.value) and "elements" in str(e.value)
+    p.check(x=rand(2, 2))  # still usable
+
+
+def test_squeeze_of_an_expression_checked_at_run_time(tmp_path):
+    """x [n, h] pooled to (h - 4) // 4 + 1 and squeezed: a model for h in [4, 8) only."""
+    nodes = [helper.make_node("Unsqueeze", ["x", "ax"], ["x3"]),
+             helper.make_node("MaxPool", ["x3"], ["p"], kernel_shape=[4], strides=[4]),
+             helper.make_node("Squeeze", ["p", "pooled"], ["y"])]
+    p = pair(tmp_path, "squeeze", nodes, [vi("x", F32, ["n", "h"])], [vi("y", F32, None)],
+             [init("ax", np.int64([1])), init("pooled", np.int64([2]))])
+    p.check(x=rand(2, 4))
+    p.check(x=rand(3, 7))
+    with pytest.raises(_errors.MaxValueError) as e:
+        p.ours(x=rand(2, 8))
+    assert e.value.code == _errors.INVALID_ARGUMENT and "Squeeze" in str(e.value)
