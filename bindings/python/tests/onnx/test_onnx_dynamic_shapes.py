@@ -113,6 +113,32 @@ def test_reshape_counts_checked_at_run_time(tmp_path, with_minus_one):
     p.check(x=rand(2, 2))  # still usable
 
 
+def pool_then_upsample(tmp_path, combine, resize_mode="asymmetric", nearest_mode="floor"):
+    """A YOLO neck in miniature: x [1, 2, h, w] pooled by 2 (h -> (h - 1) // 2 + 1), upsampled
+    back by 2 and combined with x, which needs (((h - 1) // 2) + 1) * 2 == h (even h)."""
+    scales = init("scales", np.float32([1, 1, 2, 2]))
+    nodes = [helper.make_node("MaxPool", ["x"], ["p"], kernel_shape=[1, 1], strides=[2, 2]),
+             helper.make_node("Resize", ["p", "", "scales"], ["u"], mode="nearest",
+                              coordinate_transformation_mode=resize_mode, nearest_mode=nearest_mode)]
+    if combine == "Concat":
+        nodes.append(helper.make_node("Concat", ["x", "u"], ["y"], axis=1))
+    else:
+        nodes.append(helper.make_node(combine, ["x", "u"], ["y"]))
+    return pair(tmp_path, f"neck_{combine}_{resize_mode}", nodes, [vi("x", F32, [1, 2, "h", "w"])],
+                [vi("y", F32, None)], [scales])
+
+
+@pytest.mark.parametrize("combine", ["Concat", "Add", "Mul"])
+def test_branch_dims_checked_at_run_time(tmp_path, combine):
+    p = pool_then_upsample(tmp_path, combine)
+    p.check(x=rand(1, 2, 4, 6))
+    p.check(x=rand(1, 2, 8, 2))
+    with pytest.raises(_errors.MaxValueError) as e:
+        p.ours(x=rand(1, 2, 5, 6))
+    assert e.value.code == _errors.INVALID_ARGUMENT and combine in str(e.value)
+    p.check(x=rand(1, 2, 2, 2))
+
+
 def test_squeeze_of_an_expression_checked_at_run_time(tmp_path):
     """x [n, h] pooled to (h - 4) // 4 + 1 and squeezed: a model for h in [4, 8) only."""
     nodes = [helper.make_node("Unsqueeze", ["x", "ax"], ["x3"]),
@@ -125,3 +151,48 @@ def test_squeeze_of_an_expression_checked_at_run_time(tmp_path):
     with pytest.raises(_errors.MaxValueError) as e:
         p.ours(x=rand(2, 8))
     assert e.value.code == _errors.INVALID_ARGUMENT and "Squeeze" in str(e.value)
+
+
+# ---- 3. Resize of symbolic axes ----
+
+@pytest.mark.parametrize("coords,nearest", [("asymmetric", "floor"), ("half_pixel", "round_prefer_floor"),
+                                            ("pytorch_half_pixel", "round_prefer_ceil")])
+def test_nearest_integer_upscale_of_symbolic_axes(tmp_path, coords, nearest):
+    scales = init("scales", np.float32([1, 1, 3, 2]))
+    p = pair(tmp_path, f"up_{coords}", [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest",
+                                                          coordinate_transformation_mode=coords,
+                                                          nearest_mode=nearest)],
+             [vi("x", F32, ["n", 2, "h", "w"])], [vi("y", F32, None)], [scales])
+    p.check(x=rand(1, 2, 3, 4))
+    p.check(x=rand(2, 2, 5, 1))
+
+
+def test_resize_sizes_read_from_shapes(tmp_path):
+    """sizes = Concat(Shape(x)[:2], Shape(x)[2:] * 2): symbolic sizes twice the input's."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Slice", ["s", "z", "two"], ["nc"]),
+             helper.make_node("Slice", ["s", "two", "four"], ["hw"]),
+             helper.make_node("Mul", ["hw", "two"], ["hw2"]),
+             helper.make_node("Concat", ["nc", "hw2"], ["sizes"], axis=0),
+             helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest",
+                              coordinate_transformation_mode="asymmetric", nearest_mode="floor")]
+    p = pair(tmp_path, "sizes", nodes, [vi("x", F32, ["n", 3, "h", "w"])], [vi("y", F32, None)],
+             [init("z", np.int64([0])), init("two", np.int64([2])), init("four", np.int64([4]))])
+    p.check(x=rand(1, 3, 2, 5))
+    p.check(x=rand(2, 3, 4, 3))
+
+
+def test_upsample_of_symbolic_axes(tmp_path):
+    p = pair(tmp_path, "upsample", [helper.make_node("Upsample", ["x", "scales"], ["y"], mode="nearest")],
+             [vi("x", F32, ["n", 1, "h", 3])], [vi("y", F32, None)], [init("scales", np.float32([1, 1, 2, 2]))],
+             opset=9)
+    p.check(x=rand(1, 1, 2, 3))
+    p.check(x=rand(2, 1, 5, 3))
+
+
+def test_linear_resize_of_a_symbolic_axis_is_refused_by_name(tmp_path):
+    path = save(tmp_path, "linear", [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")],
+                [vi("x", F32, [1, 1, "h", 4])], [vi("y", F32, None)], [init("scales", np.float32([1, 1, 2, 2]))])
+    with pytest.raises(_errors.MaxError) as e:
+        InferenceSession(num_threads=1).load(path)
+    assert e.value.code == _errors.UNIMPLEMENTED and "symbolic dim h" in str(e.value)
