@@ -180,6 +180,36 @@ void import_squeeze(NodeContext& c) {
 
 // ---- Transpose ----
 
+// A known value's elements permuted (a pads list [[b0, e0], [b1, e1]] transposed into
+// [b0, b1, e0, e1] order, as PyTorch's exporter writes F.pad).
+bool fold_transpose(NodeContext& c, const std::vector<int64_t>& perm) {
+  const KnownValue* k = c.known(0);
+  if (!k || !k->ints || perm.size() != k->shape.size()) return false;
+  const size_t r = perm.size();
+  std::vector<int64_t> out_shape(r), in_strides(r, 1);
+  for (size_t i = r; i-- > 1;) in_strides[i - 1] = in_strides[i] * k->shape[i];
+  std::vector<bool> seen(r, false);
+  for (size_t i = 0; i < r; ++i) {
+    if (perm[i] < 0 || perm[i] >= static_cast<int64_t>(r) || seen[static_cast<size_t>(perm[i])])
+      return false;  // left to the op, which names the bad perm
+    seen[static_cast<size_t>(perm[i])] = true;
+    out_shape[i] = k->shape[static_cast<size_t>(perm[i])];
+  }
+  std::vector<Dim> out;
+  std::vector<int64_t> index(r, 0);  // the output position, last axis fastest
+  for (size_t n = 0; n < k->ints->size(); ++n) {
+    int64_t from = 0;
+    for (size_t i = 0; i < r; ++i) from += index[i] * in_strides[static_cast<size_t>(perm[i])];
+    out.push_back((*k->ints)[static_cast<size_t>(from)]);
+    for (size_t i = r; i-- > 0;) {
+      if (++index[i] < out_shape[i]) break;
+      index[i] = 0;
+    }
+  }
+  c.set_known_output(0, KnownValue::from_dims(k->dtype, std::move(out_shape), std::move(out)));
+  return true;
+}
+
 void import_transpose(NodeContext& c) {
   int64_t r = c.rank(0);
   std::vector<int64_t> perm(static_cast<size_t>(r));
@@ -188,6 +218,7 @@ void import_transpose(NodeContext& c) {
   std::vector<int64_t> identity(static_cast<size_t>(r));
   std::iota(identity.begin(), identity.end(), 0);
   if (perm == identity) return c.set_output(0, c.input(0));
+  if (fold_transpose(c, perm)) return;
   c.set_output(0, c.op("permute", {c.input(0)}, {{"dims", perm}}));
 }
 
@@ -319,8 +350,57 @@ int64_t pad_source_index(std::string_view mode, int64_t j, int64_t d) {
   return m < d ? m : period - m;
 }
 
+// x[start:stop] along `axis`, asserted at run time to be `length` long (a symbolic axis too
+// short for its pads fails there, naming the slice, as ONNX Runtime fails).
+ValueId slice_along(NodeContext& c, ValueId x, int64_t axis, const Dim& start, const Dim& stop, int64_t length) {
+  std::vector<Dim> starts(static_cast<size_t>(axis + 1), Dim(0)), stops = c.type_of(x).dims;
+  stops.resize(static_cast<size_t>(axis + 1));
+  std::vector<Dim> out_dims(stops.begin(), stops.end());
+  starts.back() = start, stops.back() = stop, out_dims.back() = Dim(length);
+  return c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}, {"out_dims", out_dims}});
+}
+
+// The `count` elements of a static-length piece along `axis`, picked by index (reversed, or
+// one element repeated).
+ValueId pick_along(NodeContext& c, ValueId piece, int64_t axis, const std::vector<double>& index) {
+  int64_t n = static_cast<int64_t>(index.size());
+  return c.op("gather", {piece, c.constant(KnownValue::from_doubles(DType::kInt64, {n}, index))}, {{"axis", axis}});
+}
+
+// The `n` elements that pad a symbolic axis of length d before (leading) or after it: the
+// mirror image without the end element (reflect), the end element repeated (edge), or the
+// other end's elements (wrap). Pieces of static length sliced at symbolic offsets, so one
+// plan serves every d.
+ValueId pad_piece(NodeContext& c, std::string_view mode, ValueId x, int64_t axis, int64_t n, bool leading) {
+  const Dim d = c.type_of(x).dims[static_cast<size_t>(axis)];
+  std::vector<double> reversed, repeated(static_cast<size_t>(n), 0.0);
+  for (int64_t i = n - 1; i >= 0; --i) reversed.push_back(static_cast<double>(i));
+  if (mode == "reflect")
+    return pick_along(c, leading ? slice_along(c, x, axis, 1, n + 1, n) : slice_along(c, x, axis, d - n - 1, d - 1, n),
+                      axis, reversed);
+  if (mode == "edge")
+    return pick_along(c, leading ? slice_along(c, x, axis, 0, 1, 1) : slice_along(c, x, axis, d - 1, d, 1), axis,
+                      repeated);
+  return leading ? slice_along(c, x, axis, d - n, d, n) : slice_along(c, x, axis, 0, n, n);  // wrap
+}
+
+// edge, reflect or wrap padding of an axis whose length is a symbol: concat(before, x, after).
+ValueId pad_symbolic_axis(NodeContext& c, std::string_view mode, ValueId x, int64_t axis, int64_t before,
+                          int64_t after) {
+  const Dim d = c.type_of(x).dims[static_cast<size_t>(axis)];
+  if (before < 0 || after < 0)
+    c.unsupported("mode \"", mode, "\" with the negative pads ", before, " and ", after, " on axis ", axis,
+                  ", whose dim ", d, " is symbolic");
+  std::vector<ValueId> parts;
+  if (before > 0) parts.push_back(pad_piece(c, mode, x, axis, before, true));
+  parts.push_back(x);
+  if (after > 0) parts.push_back(pad_piece(c, mode, x, axis, after, false));
+  return c.op("concat", parts, {{"axis", axis}});
+}
+
 // edge, reflect and wrap pads read existing elements, so each padded axis is one gather with
-// a constant index list (negative pads simply leave positions out); needs static dims there.
+// a constant index list (negative pads simply leave positions out); a symbolic axis is
+// padded by pieces (pad_symbolic_axis).
 void import_pad_by_index(NodeContext& c, std::string_view mode, const std::vector<int64_t>& axes,
                          const std::vector<int64_t>& pads) {
   ValueId x = c.input(0);
@@ -328,8 +408,11 @@ void import_pad_by_index(NodeContext& c, std::string_view mode, const std::vecto
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t a = c.axis(axes[i], r, "axes entry"), before = pads[i], after = pads[i + axes.size()];
     if (before == 0 && after == 0) continue;
-    const Dim& dim = c.type(0).dims[static_cast<size_t>(a)];
-    if (!dim.is_static()) c.unsupported("mode \"", mode, "\" needs a static dim on padded axis ", a, ", got ", dim);
+    const Dim dim = c.type_of(x).dims[static_cast<size_t>(a)];
+    if (!dim.is_static()) {
+      x = pad_symbolic_axis(c, mode, x, a, before, after);
+      continue;
+    }
     int64_t d = dim.static_value(), n = d + before + after;
     if (d == 0) c.invalid("mode \"", mode, "\" cannot pad the empty axis ", a);
     if (n < 0) c.invalid("pads remove more than the ", d, " elements of axis ", a);

@@ -5,6 +5,8 @@ and Add across branches, Squeeze of an expression) accepted there and checked wh
 model runs (INVALID_ARGUMENT naming the node, the model staying usable); Resize of symbolic
 axes (scale 1, integer nearest upscales, sizes read from shapes); edge, reflect and wrap
 Pad of a symbolic axis, with pads computed from constants the way PyTorch exports F.pad."""
+import os
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -196,3 +198,78 @@ def test_linear_resize_of_a_symbolic_axis_is_refused_by_name(tmp_path):
     with pytest.raises(_errors.MaxError) as e:
         InferenceSession(num_threads=1).load(path)
     assert e.value.code == _errors.UNIMPLEMENTED and "symbolic dim h" in str(e.value)
+
+
+# ---- 4. Pad of a symbolic axis ----
+
+@pytest.mark.parametrize("mode", ["reflect", "edge", "wrap"])
+def test_pad_of_a_symbolic_axis(tmp_path, mode):
+    p = pair(tmp_path, f"pad_{mode}", [helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)],
+             [vi("x", F32, ["n", "t"])], [vi("y", F32, None)], [init("pads", np.int64([0, 3, 1, 2]))],
+             opset=18)
+    p.check(x=rand(2, 5))
+    p.check(x=rand(3, 9))
+    p.check(x=rand(4, 4))
+
+
+def test_reflect_pad_too_long_for_the_axis_fails_at_run_time(tmp_path):
+    path = save(tmp_path, "pad_short", [helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")],
+                [vi("x", F32, [1, "t"])], [vi("y", F32, None)], [init("pads", np.int64([0, 3, 0, 0]))])
+    model = InferenceSession(num_threads=1).load(path)
+    with pytest.raises(_errors.MaxValueError) as e:
+        model(x=rand(1, 2))
+    assert e.value.code == _errors.INVALID_ARGUMENT
+    assert model(x=rand(1, 6))[0].to_numpy().shape == (1, 9)
+
+
+def test_pads_as_pytorch_exports_f_pad(tmp_path):
+    """pads = Cast(Reshape(Transpose(Slice(Reshape(Concat([k, k], zeros(2)), [-1, 2]), step -1)),
+    [-1])): a reversed, transposed constant that must fold to [0, k, 0, k] at import."""
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64)))
+    nodes = [c("k", [3, 3]), c("two", [2]), c("rows", [-1, 2]), c("m1", [-1]), c("zero", [0]),
+             c("lo", [-9223372036854775807]), c("flat", [-1]),
+             helper.make_node("ConstantOfShape", ["two"], ["z"], value=numpy_helper.from_array(np.int64([0]))),
+             helper.make_node("Concat", ["k", "z"], ["cat"], axis=0),
+             helper.make_node("Reshape", ["cat", "rows"], ["r"]),
+             helper.make_node("Slice", ["r", "m1", "lo", "zero", "m1"], ["rev"]),
+             helper.make_node("Transpose", ["rev"], ["tr"], perm=[1, 0]),
+             helper.make_node("Reshape", ["tr", "flat"], ["p64"]),
+             helper.make_node("Cast", ["p64"], ["pads"], to=I64),
+             helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")]
+    p = pair(tmp_path, "torch_pad", nodes, [vi("x", F32, ["n", "t"])], [vi("y", F32, None)])
+    p.check(x=rand(1, 8))
+    p.check(x=rand(2, 5))
+
+
+# ---- real models as their packages ship them ----
+# The files of rapidocr-onnxruntime 1.4.4 and silero-vad 6.2.3, unpacked under
+# $MAX_C_WHEEL_MODELS (the wheels are not part of the repository), each at two shapes.
+
+WHEEL_MODELS = os.environ.get("MAX_C_WHEEL_MODELS", "")
+OCR = "rapidocr_onnxruntime/rapidocr_onnxruntime/models/"
+VAD = "silero_vad/silero_vad/data/"
+REAL = {
+    OCR + "ch_PP-OCRv4_det_infer.onnx": [dict(x=(1, 3, 64, 96)), dict(x=(1, 3, 96, 128))],
+    OCR + "ch_PP-OCRv4_rec_infer.onnx": [dict(x=(1, 3, 48, 160)), dict(x=(2, 3, 48, 320))],
+    OCR + "ch_ppocr_mobile_v2.0_cls_infer.onnx": [dict(x=(1, 3, 48, 192)), dict(x=(3, 3, 48, 96))],
+    VAD + "silero_vad_op18_ifless.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
+                                          dict(input=(2, 256), sr=8000, state=(2, 2, 128))],
+}
+
+
+def real_feeds(spec):
+    rng = np.random.default_rng(0)
+    return {k: np.array(v) if isinstance(v, int) else rng.random(v, dtype=np.float32) for k, v in spec.items()}
+
+
+@pytest.mark.skipif(not WHEEL_MODELS, reason="set MAX_C_WHEEL_MODELS to the unpacked wheels' model folder")
+@pytest.mark.parametrize("path", sorted(REAL))
+def test_real_model_as_shipped(path):
+    p = Pair(os.path.join(WHEEL_MODELS, path))
+    for spec in REAL[path]:
+        feeds = real_feeds(spec)
+        want = p.ort.run(None, feeds)
+        got = [t.to_numpy() for t in p.ours(**feeds)]
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
