@@ -3,7 +3,8 @@ at two or more input shapes each: dims declared -1, "?" or unnamed (each its own
 equalities of dims the Dim algebra cannot prove at import (Reshape element counts, Concat
 and Add across branches, Squeeze of an expression) accepted there and checked when the
 model runs (INVALID_ARGUMENT naming the node, the model staying usable); Resize of symbolic
-axes (scale 1, integer nearest upscales, sizes read from shapes); edge, reflect and wrap
+axes (scale 1, integer nearest upscales, sizes read from shapes); a float Range over a dim
+cast to float; edge, reflect and wrap
 Pad of a symbolic axis, with pads computed from constants the way PyTorch exports F.pad."""
 import os
 
@@ -200,6 +201,20 @@ def test_linear_resize_of_a_symbolic_axis_is_refused_by_name(tmp_path):
     assert e.value.code == _errors.UNIMPLEMENTED and "symbolic dim h" in str(e.value)
 
 
+def test_float_range_over_a_cast_dim(tmp_path):
+    """A YOLO head's anchor grid: Range(0.0, Cast(Shape(x)[3], float), 1.0) + 0.5."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "three"], ["w"]),
+             helper.make_node("Cast", ["w"], ["wf"], to=F32),
+             helper.make_node("Range", ["zero", "wf", "one"], ["r"]),
+             helper.make_node("Add", ["r", "half"], ["y"])]
+    p = pair(tmp_path, "float_range", nodes, [vi("x", F32, [1, 2, "h", "w"])], [vi("y", F32, None)],
+             [init("three", np.int64(3)), init("zero", np.float32(0)), init("one", np.float32(1)),
+              init("half", np.float32(0.5))])
+    p.check(x=rand(1, 2, 3, 4))
+    p.check(x=rand(1, 2, 2, 7))
+
+
 # ---- 4. Pad of a symbolic axis ----
 
 @pytest.mark.parametrize("mode", ["reflect", "edge", "wrap"])
@@ -242,7 +257,7 @@ def test_pads_as_pytorch_exports_f_pad(tmp_path):
 
 
 # ---- real models as their packages ship them ----
-# The files of rapidocr-onnxruntime 1.4.4 and silero-vad 6.2.3, unpacked under
+# The files of rapidocr-onnxruntime 1.4.4, nudenet 3.4.2 and silero-vad 6.2.3, unpacked under
 # $MAX_C_WHEEL_MODELS (the wheels are not part of the repository), each at two shapes.
 
 WHEEL_MODELS = os.environ.get("MAX_C_WHEEL_MODELS", "")
@@ -252,6 +267,7 @@ REAL = {
     OCR + "ch_PP-OCRv4_det_infer.onnx": [dict(x=(1, 3, 64, 96)), dict(x=(1, 3, 96, 128))],
     OCR + "ch_PP-OCRv4_rec_infer.onnx": [dict(x=(1, 3, 48, 160)), dict(x=(2, 3, 48, 320))],
     OCR + "ch_ppocr_mobile_v2.0_cls_infer.onnx": [dict(x=(1, 3, 48, 192)), dict(x=(3, 3, 48, 96))],
+    "nudenet/nudenet/320n.onnx": [dict(images=(1, 3, 320, 320)), dict(images=(1, 3, 256, 192))],
     VAD + "silero_vad_op18_ifless.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
                                           dict(input=(2, 256), sr=8000, state=(2, 2, 128))],
 }
