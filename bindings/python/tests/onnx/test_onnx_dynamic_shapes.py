@@ -156,6 +156,42 @@ def test_squeeze_of_an_expression_checked_at_run_time(tmp_path):
     assert e.value.code == _errors.INVALID_ARGUMENT and "Squeeze" in str(e.value)
 
 
+def test_assertion_in_the_branch_not_taken_does_not_fail_the_run(tmp_path):
+    """A cond plans both branches; the else branch's Reshape asserts an even length that only
+    its own inputs have. Odd lengths take the then branch and must run."""
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64)))
+    else_g = helper.make_graph([helper.make_node("Shape", ["x"], ["s"]), c("i0", [0]), c("two", [2]), c("m1", [-1]),
+                                helper.make_node("Gather", ["s", "i0"], ["a"]),
+                                helper.make_node("Div", ["a", "two"], ["half"]),
+                                helper.make_node("Mul", ["half", "two"], ["even"]),
+                                helper.make_node("Reshape", ["x", "even"], ["r"]),
+                                helper.make_node("ReduceSum", ["r"], ["e"], keepdims=0)], "else", [],
+                               [vi("e", F32, None)])
+    then_g = helper.make_graph([helper.make_node("ReduceMax", ["x"], ["t"], keepdims=0)], "then", [],
+                               [vi("t", F32, None)])
+    nodes = [helper.make_node("If", ["odd"], ["y"], then_branch=then_g, else_branch=else_g)]
+    p = pair(tmp_path, "branch_assert", nodes, [vi("x", F32, ["a"]), vi("odd", TensorProto.BOOL, [])],
+             [vi("y", F32, None)])
+    p.check(x=rand(5), odd=np.array(True))
+    p.check(x=rand(6), odd=np.array(False))
+    with pytest.raises(_errors.MaxValueError) as e:
+        p.ours(x=rand(5), odd=np.array(False))
+    assert e.value.code == _errors.INVALID_ARGUMENT and "Reshape" in str(e.value)
+
+
+def test_lstm_initial_state_batch_named_apart_from_the_input(tmp_path):
+    """silero_vad.onnx names X's batch and the state's apart ("" each): checked at run time."""
+    hidden, size = 3, 2
+    nodes = [helper.make_node("LSTM", ["x", "w", "r", "", "", "h0"], ["y"], hidden_size=hidden)]
+    p = pair(tmp_path, "lstm", nodes, [vi("x", F32, [4, "", size]), vi("h0", F32, [1, "", hidden])],
+             [vi("y", F32, None)], [init("w", rand(1, 4 * hidden, size)), init("r", rand(1, 4 * hidden, hidden))])
+    p.check(x=rand(4, 2, size), h0=rand(1, 2, hidden))
+    p.check(x=rand(4, 5, size), h0=rand(1, 5, hidden))
+    with pytest.raises(_errors.MaxValueError) as e:
+        p.ours(x=rand(4, 2, size), h0=rand(1, 3, hidden))
+    assert e.value.code == _errors.INVALID_ARGUMENT and "LSTM" in str(e.value)
+
+
 # ---- 3. Resize of symbolic axes ----
 
 @pytest.mark.parametrize("coords,nearest", [("asymmetric", "floor"), ("half_pixel", "round_prefer_floor"),
@@ -268,6 +304,7 @@ REAL = {
     OCR + "ch_PP-OCRv4_rec_infer.onnx": [dict(x=(1, 3, 48, 160)), dict(x=(2, 3, 48, 320))],
     OCR + "ch_ppocr_mobile_v2.0_cls_infer.onnx": [dict(x=(1, 3, 48, 192)), dict(x=(3, 3, 48, 96))],
     "nudenet/nudenet/320n.onnx": [dict(images=(1, 3, 320, 320)), dict(images=(1, 3, 256, 192))],
+    VAD + "silero_vad_openvino_16k.onnx": [dict(input=(1, 576), state=(2, 1, 128))],
     VAD + "silero_vad_op18_ifless.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
                                           dict(input=(2, 256), sr=8000, state=(2, 2, 128))],
 }
