@@ -14,8 +14,8 @@ ValueId assert_dims(NodeContext& c, ValueId v, const std::vector<Dim>& want, con
   for (size_t i = 0; i < have.size(); ++i)
     if (undecided(have[i], want[i])) asserted[i] = want[i], any = true;
   if (!any) return v;
-  std::string message = str_cat(c.label(), ": ", what, " is ", dims_to_string(have), " where ", dims_to_string(asserted),
-                                " is needed");
+  std::string message =
+      str_cat(c.label(), ": ", what, " is ", dims_to_string(have), " where ", dims_to_string(asserted), " is needed");
   return c.op("rebind", {v}, {{"shape", asserted}, {"message", std::move(message)}});
 }
 

@@ -120,7 +120,8 @@ class GraphImporter {
   }
 
   static bool names_a_dim(const std::string& param) {
-    return std::any_of(param.begin(), param.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+    return std::any_of(param.begin(), param.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
   }
 
   // The tensor type `v` declares (no dims when it declares no shape).

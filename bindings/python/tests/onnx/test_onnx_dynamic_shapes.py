@@ -156,6 +156,41 @@ def test_squeeze_of_an_expression_checked_at_run_time(tmp_path):
     assert e.value.code == _errors.INVALID_ARGUMENT and "Squeeze" in str(e.value)
 
 
+def squeeze_if(tmp_path, data_condition=False):
+    """torch's x.squeeze(2) of a dynamic dim: If(Shape(x)[2] == 1, Squeeze(x, [2]), Identity(x)),
+    what follows (a MatMul by a [c, 3] weight) traced for the squeezed rank."""
+    then_g = helper.make_graph([helper.make_node("Squeeze", ["x", "two"], ["sq"])], "then", [],
+                               [vi("sq", F32, None)])
+    else_g = helper.make_graph([helper.make_node("Identity", ["x"], ["id"])], "else", [], [vi("id", F32, None)])
+    cond = [helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0),
+            helper.make_node("Greater", ["m", "zero"], ["c"])] if data_condition else [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "two_scalar"], ["d"]),
+        helper.make_node("Equal", ["d", "one"], ["c"])]
+    nodes = cond + [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+                    helper.make_node("MatMul", ["y", "w"], ["z"])]
+    return save(tmp_path, f"squeeze_if_{data_condition}", nodes, [vi("x", F32, ["n", 4, "l"])], [vi("z", F32, None)],
+                [init("two", np.int64([2])), init("two_scalar", np.int64(2)), init("one", np.int64(1)),
+                 init("zero", np.float32(0)), init("w", rand(4, 3))])
+
+
+def test_if_on_a_dim_that_squeezes_it(tmp_path):
+    p = Pair(squeeze_if(tmp_path))
+    p.check(x=rand(2, 4, 1))
+    p.check(x=rand(5, 4, 1))
+    # ONNX Runtime would take else_branch, whose rank the MatMul was not traced for.
+    with pytest.raises(_errors.MaxValueError) as e:
+        p.ours(x=rand(2, 4, 3))
+    assert e.value.code == _errors.INVALID_ARGUMENT and "Squeeze" in str(e.value)
+    p.check(x=rand(1, 4, 1))
+
+
+def test_if_on_data_whose_branches_differ_in_rank_stays_refused(tmp_path):
+    with pytest.raises(_errors.MaxError) as e:
+        InferenceSession(num_threads=1).load(squeeze_if(tmp_path, data_condition=True))
+    assert e.value.code == _errors.UNIMPLEMENTED and "one type" in str(e.value)
+
+
 def test_assertion_in_the_branch_not_taken_does_not_fail_the_run(tmp_path):
     """A cond plans both branches; the else branch's Reshape asserts an even length that only
     its own inputs have. Odd lengths take the then branch and must run."""
@@ -304,6 +339,11 @@ REAL = {
     OCR + "ch_PP-OCRv4_rec_infer.onnx": [dict(x=(1, 3, 48, 160)), dict(x=(2, 3, 48, 320))],
     OCR + "ch_ppocr_mobile_v2.0_cls_infer.onnx": [dict(x=(1, 3, 48, 192)), dict(x=(3, 3, 48, 96))],
     "nudenet/nudenet/320n.onnx": [dict(images=(1, 3, 320, 320)), dict(images=(1, 3, 256, 192))],
+    VAD + "silero_vad.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
+                              dict(input=(2, 256), sr=8000, state=(2, 2, 128))],
+    VAD + "silero_vad_16k_op15.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
+                                       dict(input=(2, 512), sr=16000, state=(2, 2, 128))],
+    VAD + "silero_vad_half.onnx": [dict(input=(1, 512), state=(2, 1, 128)), dict(input=(2, 512), state=(2, 2, 128))],
     VAD + "silero_vad_openvino_16k.onnx": [dict(input=(1, 576), state=(2, 1, 128))],
     VAD + "silero_vad_op18_ifless.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
                                           dict(input=(2, 256), sr=8000, state=(2, 2, 128))],
