@@ -1,5 +1,6 @@
 #include "onnx/importer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -107,13 +108,20 @@ class GraphImporter {
         fail(Code::kInvalidArgument, "onnx: a value is given for '", name, "', which is not a graph input");
   }
 
+  // A declared dim: its value, its dim_param's symbol, or, for a dim the exporter left open
+  // (no value and no name, a negative value such as -1, or a name with no letter or digit
+  // such as "?", which exporters write for "unknown" and which names no dim shared with
+  // another), a symbol of its own named after the input and axis. Two "?" dims of one input
+  // differ at run time (ONNX Runtime accepts any sizes there), so they must not share a symbol.
   Dim dim_of(const DimProto& d, const std::string& input, size_t axis) {
-    if (d.value) {
-      if (*d.value < 0) fail(Code::kInvalidArgument, "onnx: input '", input, "' has the negative dim ", *d.value);
-      return Dim(*d.value);
-    }
-    if (!d.param.empty()) return Dim(std::string_view(symbol_for(d.param)));
+    if (d.value && *d.value >= 0) return Dim(*d.value);
+    if (!d.value && names_a_dim(d.param)) return Dim(std::string_view(symbol_for(d.param)));
     return Dim(std::string_view(symbol_for(input + "_dim" + std::to_string(axis))));
+  }
+
+  static bool names_a_dim(const std::string& param) {
+    return std::any_of(param.begin(), param.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
   }
 
   // The tensor type `v` declares (no dims when it declares no shape).

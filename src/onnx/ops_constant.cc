@@ -75,6 +75,34 @@ void import_constant_of_shape(NodeContext& c) {
   c.set_output(0, c.op("broadcast_to", {scalar}, {{"shape", shape}}));
 }
 
+// The Dim a one-element value of c's graph holds when it is a shape's element cast to
+// another dtype: shape_to_tensor of [d], reshaped and cast (how a known symbolic value
+// materializes, value_table.cc). A float Cast of a dim is computed at run time, but a
+// Range over it (the anchor grid of a YOLO head: arange(w) in float) needs its length.
+std::optional<Dim> dim_behind(const Graph& g, ValueId v) {
+  for (int hops = 0; hops < 4; ++hops) {
+    const int64_t k = g.value(v).op;
+    if (k < 0) return std::nullopt;
+    const Op& op = g.ops()[static_cast<size_t>(k)];
+    const std::string& name = op.schema->name;
+    if (name == "shape_to_tensor") {
+      const auto& dims = op.attrs.get<std::vector<Dim>>("shape", "shape_to_tensor");
+      return dims.size() == 1 ? std::optional<Dim>(dims[0]) : std::nullopt;
+    }
+    if ((name != "cast" && name != "reshape") || op.inputs.size() != 1) return std::nullopt;
+    v = op.inputs[0];
+  }
+  return std::nullopt;
+}
+
+// An integer-valued static scalar of input i (a float Range's start 0.0 and delta 1.0).
+std::optional<int64_t> integral_scalar(NodeContext& c, size_t i) {
+  const KnownValue* k = c.known(i);
+  auto v = k ? k->doubles() : std::nullopt;
+  if (!v || v->size() != 1 || (*v)[0] != std::floor((*v)[0]) || std::abs((*v)[0]) > 1e15) return std::nullopt;
+  return static_cast<int64_t>((*v)[0]);
+}
+
 // Range(start, limit, delta): folded when all are known and small; with a symbolic limit,
 // our range op with the length as out_dim (position ids: Range(0, seq_len, 1)).
 void import_range(NodeContext& c) {
@@ -105,6 +133,11 @@ void import_range(NodeContext& c) {
     const Dim& limit = (*kl->ints)[0];
     if (delta > 0) length = floordiv(limit - start + (delta - 1), delta);
   }
+  // A float range from a dim: integral start and delta, the limit a dim cast to float.
+  std::optional<int64_t> start = integral_scalar(c, 0), delta = integral_scalar(c, 2);
+  std::optional<Dim> limit = dim_behind(c.graph(), c.input(1));
+  if (!length && start && delta && *delta > 0 && limit && c.type(1).num_elements() == Dim(1))
+    length = floordiv(*limit - *start + (*delta - 1), *delta);
   if (!length) c.needs_known({0, 1, 2}, "the length of the range must be known when the model is imported");
   c.set_output(0, c.op("range", {c.input(0), c.input(1), c.input(2)}, {{"out_dim", std::vector<Dim>{*length}}}));
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "onnx/dim_agreement.h"
 #include "onnx/dtypes.h"
 #include "onnx/fold.h"
 #include "onnx/node_context.h"
@@ -70,8 +71,10 @@ std::optional<Dim> fold_compare(const std::string& op, const Dim& a, const Dim& 
 
 // Both operands in the first one's dtype (ONNX requires equal types; Pow allows a different
 // exponent type and keeps the base's).
+// Dims the algebra cannot match are asserted on b (dim_agreement.h).
 std::pair<ValueId, ValueId> operands(NodeContext& c) {
   ValueId a = c.input(0), b = c.input(1);
+  b = assert_broadcastable(c, b, c.type_of(a).dims, "input 1");
   return {a, c.cast(b, c.type_of(a).dtype)};
 }
 

@@ -2,9 +2,11 @@
 // branch's outputs stays known (expanded functions branch on ranks and attributes, and
 // their outputs are often shapes). A condition known only at run time becomes a cond whose
 // branches take every outer value either of them uses; our cond gives one type from both,
-// so branches whose outputs differ in type are UNIMPLEMENTED.
+// so branches whose outputs differ in type are UNIMPLEMENTED, but for a squeeze of dims that
+// the condition tests (below).
 #include <set>
 
+#include "onnx/dim_agreement.h"
 #include "onnx/subgraph.h"
 
 namespace maxc::onnx {
@@ -40,6 +42,60 @@ std::vector<ValueId> branch_outputs(Subgraph& branch, size_t n) {
   return out;
 }
 
+// ---- a condition on dims whose branches differ in rank ----
+// PyTorch exports x.squeeze(k) of a dynamic dim as If(Shape(x)[k] == 1, Squeeze(x, k),
+// Identity(x)): the branches' ranks differ, so no one cond holds both, and what follows was
+// traced for one of them. When the condition is computed from dims alone (no input's
+// values) and one branch gives the other's outputs with axes removed that the algebra
+// cannot show to be 1, that squeezing branch is inlined: its Squeeze (or Reshape) asserts
+// those dims are 1 when the model runs (dim_agreement.h), so an input that would take the
+// other branch fails there, by name, instead of running the wrong branch.
+
+// Whether v is computed from dims and constants only: no graph input (a subgraph's
+// captured values included) and no weight among its ancestors.
+bool from_dims_only(const Graph& g, ValueId v) {
+  std::vector<ValueId> todo{v};
+  std::set<ValueId> seen;
+  while (!todo.empty()) {
+    const ValueId at = todo.back();
+    todo.pop_back();
+    if (!seen.insert(at).second) continue;
+    const int64_t k = g.value(at).op;
+    if (k < 0) return false;
+    for (ValueId in : g.ops()[static_cast<size_t>(k)].inputs) todo.push_back(in);
+  }
+  return true;
+}
+
+// Whether `narrow` is `wide` with some axes removed, each undecided against 1.
+bool squeezes(const TensorType& narrow, const TensorType& wide) {
+  if (narrow.dtype != wide.dtype || narrow.rank() >= wide.rank()) return false;
+  size_t j = 0;
+  for (const Dim& d : wide.dims) {
+    if (j < narrow.dims.size() && narrow.dims[j] == d) ++j;
+    else if (!undecided(d, Dim(1))) return false;
+  }
+  return j == narrow.dims.size();
+}
+
+// "then_branch" or "else_branch" when every output of that branch squeezes the other's
+// (or equals it), at least one strictly; empty otherwise.
+std::string_view squeezing_branch(const std::vector<TensorType>& then_types,
+                                  const std::vector<TensorType>& else_types) {
+  auto all = [&](const std::vector<TensorType>& narrow, const std::vector<TensorType>& wide) {
+    bool strict = false;
+    for (size_t i = 0; i < narrow.size(); ++i) {
+      if (narrow[i] == wide[i]) continue;
+      if (!squeezes(narrow[i], wide[i])) return false;
+      strict = true;
+    }
+    return strict;
+  };
+  if (all(then_types, else_types)) return "then_branch";
+  if (all(else_types, then_types)) return "else_branch";
+  return {};
+}
+
 void run_time_if(NodeContext& c) {
   ValueId pred = as_scalar(c, c.input(0), "the condition");
   Subgraph then_branch(c, "then_branch"), else_branch(c, "else_branch");
@@ -50,6 +106,15 @@ void run_time_if(NodeContext& c) {
   else_branch.import();
   const std::vector<ValueId> then_out = branch_outputs(then_branch, c.num_outputs());
   const std::vector<ValueId> else_out = branch_outputs(else_branch, c.num_outputs());
+  std::vector<TensorType> then_types, else_types;
+  for (size_t i = 0; i < then_out.size(); ++i) {
+    then_types.push_back(then_branch.graph().type(then_out[i]));
+    else_types.push_back(else_branch.graph().type(else_out[i]));
+  }
+  if (then_types != else_types && from_dims_only(c.graph(), pred)) {
+    std::string_view branch = squeezing_branch(then_types, else_types);
+    if (!branch.empty()) return inline_branch(c, branch);
+  }
   for (size_t i = 0; i < then_out.size(); ++i) {
     const TensorType t = then_branch.graph().type(then_out[i]), e = else_branch.graph().type(else_out[i]);
     if (!(t == e))

@@ -107,11 +107,17 @@ Bounds slice_bounds(const Dim& d, const Dim& start, const Dim& end, int64_t step
   return {open_or(start, true), open_or(end, false)};
 }
 
+// A known value sliced along one axis (of any rank: a pads list reshaped to [-1, 2] and
+// reversed, as PyTorch's exporter writes F.pad, must stay known for Pad).
 bool fold_slice(NodeContext& c, int64_t axis, const Bounds& b, int64_t step) {
   const KnownValue* k = c.known(0);
-  if (!k || !k->ints || k->shape.size() != 1 || axis != 0) return false;
+  if (!k || !k->ints || axis < 0 || axis >= static_cast<int64_t>(k->shape.size())) return false;
   if (!b.start.is_static() || !b.stop.is_static()) return false;
-  int64_t n = k->shape[0], s = b.start.static_value(), e = b.stop.static_value();
+  const size_t ax = static_cast<size_t>(axis);
+  int64_t n = k->shape[ax], s = b.start.static_value(), e = b.stop.static_value();
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < ax; ++i) outer *= k->shape[i];
+  for (size_t i = ax + 1; i < k->shape.size(); ++i) inner *= k->shape[i];
   // Positions first + j * step for j < count, counted without stepping past int64 (a step
   // may be as large as a file says).
   const uint64_t stride = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
@@ -120,13 +126,15 @@ bool fold_slice(NodeContext& c, int64_t axis, const Bounds& b, int64_t step) {
   const int64_t span = step > 0 ? bound - first : first - bound;  // both within [-1, n]: no overflow
   const uint64_t count = n > 0 && span > 0 ? (static_cast<uint64_t>(span) - 1) / stride + 1 : 0;
   std::vector<Dim> out;
-  for (uint64_t j = 0; j < count; ++j) {
-    const uint64_t offset = j * stride;  // < span <= n
-    const int64_t i = step > 0 ? first + static_cast<int64_t>(offset) : first - static_cast<int64_t>(offset);
-    out.push_back((*k->ints)[static_cast<size_t>(i)]);
-  }
-  int64_t m = static_cast<int64_t>(out.size());
-  c.set_known_output(0, KnownValue::from_dims(k->dtype, {m}, std::move(out)));
+  for (int64_t o = 0; o < outer; ++o)
+    for (uint64_t j = 0; j < count; ++j) {
+      const uint64_t offset = j * stride;  // < span <= n
+      const int64_t i = step > 0 ? first + static_cast<int64_t>(offset) : first - static_cast<int64_t>(offset);
+      for (int64_t in = 0; in < inner; ++in) out.push_back((*k->ints)[static_cast<size_t>((o * n + i) * inner + in)]);
+    }
+  std::vector<int64_t> shape = k->shape;
+  shape[ax] = static_cast<int64_t>(count);
+  c.set_known_output(0, KnownValue::from_dims(k->dtype, std::move(shape), std::move(out)));
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/checked_math.h"
+#include "onnx/dim_agreement.h"
 #include "onnx/node_context.h"
 
 namespace maxc::onnx {
@@ -217,11 +218,17 @@ class RecurrentImport {
     return split(p, std::vector<int64_t>(static_cast<size_t>(dirs_), gh), 2);
   }
 
-  // The initial state of input i, [B, H] per direction (nullopt when absent: zero).
+  // The initial state of input i, [B, H] per direction (nullopt when absent: zero). Its
+  // batch must be X's: a file that names the two dims apart (or leaves both unnamed) has it
+  // checked when the model runs (dim_agreement.h), as ONNX Runtime does.
   std::optional<ValueId> initial_state(size_t i, int64_t d) {
     if (!c_.has_input(i)) return std::nullopt;
     ValueId s = in(i);
     if (layout_ == 1) s = permute(s, {1, 0, 2});
+    std::vector<Dim> want = c_.type_of(s).dims;  // [D, B, H]
+    const std::vector<Dim> x = c_.type(kX).dims;
+    if (want.size() == 3 && x.size() == 3) want[1] = x[layout_ == 1 ? 0 : 1];
+    s = assert_dims(c_, s, want, str_cat("input ", i, " (the initial state)"));
     return per_direction(s)[static_cast<size_t>(d)];
   }
 

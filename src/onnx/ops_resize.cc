@@ -7,6 +7,7 @@
 // predecessor, maps onto the same tables.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "onnx/node_context.h"
 #include "onnx/size_limits.h"
@@ -27,6 +28,10 @@ struct AxisPlan {
   int64_t axis = 0, in = 0, out = 0;
   double scale = 1;
   double roi_start = 0, roi_end = 1;
+  // A symbolic axis (in and out are then 0): its dim, and how many times each element
+  // repeats (0 when the axis is left as it is).
+  std::optional<Dim> symbolic;
+  int64_t repeat = 0;
 };
 
 // Per output position: `taps` source indices (clamped into the input) and weights.
@@ -255,14 +260,61 @@ void check_plan(NodeContext& c, const AxisPlan& p) {
     c.unsupported("axis ", p.axis, " resizes to ", p.out, " elements (at most ", kMaxResized, ")");
 }
 
-// The plan of `axis` before its scale is known: its (static) input length.
+// The plan of `axis` before its scale is known: its input length, or its symbolic dim.
 AxisPlan plan_of(NodeContext& c, int64_t axis) {
   AxisPlan p;
   p.axis = axis;
   const Dim& d = c.type(0).dims[static_cast<size_t>(axis)];
-  if (!d.is_static()) c.unsupported("a resized axis must have a static dim, axis ", axis, " has ", d);
-  p.in = d.static_value();
+  if (d.is_static()) p.in = d.static_value();
+  else p.symbolic = d;
   return p;
+}
+
+// ---- symbolic axes ----
+// Their tables cannot be built at import. Two resizes need none: the identity, and an
+// upscale by an integer k that reads source floor(y / k) for output y (nearest, under most
+// coordinate modes), which is repeating each element k times.
+
+// Whether nearest resizing by the integer k maps y to y / k at every length: checked
+// against the reference's own arithmetic (taps_for) on a few lengths, rather than derived
+// mode by mode.
+bool is_repeat(const Spec& s, int64_t k) {
+  if (s.mode != "nearest" || s.coords == "tf_crop_and_resize") return false;
+  for (int64_t n : {1, 2, 3, 5, 8, 13}) {
+    AxisPlan p;
+    p.in = n, p.out = n * k, p.scale = static_cast<double>(k);
+    Taps t = taps_for(s, p);
+    for (int64_t y = 0; y < p.out; ++y) {
+      size_t at = static_cast<size_t>(y) * t.taps;
+      size_t tap = t.weight[at] != 0 ? at : at + 1;
+      if (t.index[tap] != y / k) return false;
+    }
+  }
+  return true;
+}
+
+// The factor k with out == in * k (1 to 64), when the algebra shows one.
+std::optional<int64_t> integer_factor(const Dim& in, const Dim& out) {
+  for (int64_t k = 1; k <= 64; ++k)
+    if (in * Dim(k) == out) return k;
+  return std::nullopt;
+}
+
+// A symbolic axis scaled by `scale` (or resized to `size`): the identity or a repeat.
+AxisPlan symbolic_plan(NodeContext& c, const Spec& s, AxisPlan p, std::optional<double> scale,
+                       std::optional<Dim> size) {
+  std::optional<int64_t> k;
+  if (scale && *scale >= 1 && *scale <= 64 && *scale == std::floor(*scale)) k = static_cast<int64_t>(*scale);
+  if (size) k = integer_factor(*p.symbolic, *size);
+  if (k && *k == 1) return p;
+  if (k && is_repeat(s, *k)) {
+    p.repeat = *k;
+    return p;
+  }
+  std::string by = scale ? str_cat("the scale ", *scale) : str_cat("the size ", *size);
+  c.unsupported("axis ", p.axis, " has the symbolic dim ", *p.symbolic, " and ", by,
+                "; max_c resizes a symbolic axis only to itself or, in mode \"nearest\", by an integer factor "
+                "that repeats each element");
 }
 
 // Resized by `scale`: the output length is floor(in * scale).
@@ -281,23 +333,43 @@ std::vector<AxisPlan> plan_axes(NodeContext& c, const Spec& s) {
   for (int64_t& a : axes) a = c.axis(a, r, "axes entry");
   bool by_scales = has_values(c, 2);
   if (!by_scales && !has_values(c, 3)) c.invalid("needs scales or sizes");
-  std::vector<double> given = known_doubles(c, by_scales ? 2 : 3, by_scales ? "scales" : "sizes");
-  if (given.size() != axes.size()) c.invalid("scales/sizes has ", given.size(), " entries for ", axes.size(), " axes");
+  // Sizes read from shapes hold the input's own symbols ([n, c, 2 * h, 2 * w]).
+  std::vector<Dim> sizes;
+  if (!by_scales && c.known(3) && !c.known(3)->is_static()) sizes = c.known_dims(3, "sizes");
+  std::vector<double> given;
+  if (sizes.empty()) given = known_doubles(c, by_scales ? 2 : 3, by_scales ? "scales" : "sizes");
+  size_t entries = sizes.empty() ? given.size() : sizes.size();
+  if (entries != axes.size()) c.invalid("scales/sizes has ", entries, " entries for ", axes.size(), " axes");
   std::vector<double> roi;
   if (s.coords == "tf_crop_and_resize") {
     roi = known_doubles(c, 1, "roi");
     if (roi.size() != 2 * axes.size()) c.invalid("roi has ", roi.size(), " entries for ", axes.size(), " axes");
   }
   std::vector<AxisPlan> plans;
+  bool any_symbolic = false;
   for (size_t i = 0; i < axes.size(); ++i) {
     AxisPlan p = plan_of(c, axes[i]);
-    if (by_scales) p = scaled(p, given[i]);
-    else p.out = to_count(given[i]), p.scale = given[i] / static_cast<double>(p.in);
     if (!roi.empty()) p.roi_start = roi[i], p.roi_end = roi[i + axes.size()];
+    if (p.symbolic) {
+      if (!roi.empty()) c.unsupported("tf_crop_and_resize on axis ", p.axis, ", whose dim ", *p.symbolic, " is symbolic");
+      std::optional<Dim> size;
+      if (!by_scales) size = sizes.empty() ? Dim(to_count(given[i])) : sizes[i];
+      plans.push_back(symbolic_plan(c, s, p, by_scales ? std::optional<double>(given[i]) : std::nullopt, size));
+      any_symbolic = true;
+      continue;
+    }
+    if (!sizes.empty() && !sizes[i].is_static())
+      c.unsupported("axis ", p.axis, " (static ", p.in, ") is resized to the symbolic size ", sizes[i]);
+    double size = sizes.empty() ? given[i] : static_cast<double>(sizes[i].static_value());
+    if (by_scales) p = scaled(p, given[i]);
+    else p.out = to_count(size), p.scale = size / static_cast<double>(p.in);
     plans.push_back(p);
   }
+  if (!by_scales && any_symbolic && c.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    c.unsupported("keep_aspect_ratio_policy with a symbolic resized axis");
   if (!by_scales) keep_aspect_ratio(c, plans);
-  for (const AxisPlan& p : plans) check_plan(c, p);
+  for (const AxisPlan& p : plans)
+    if (!p.symbolic) check_plan(c, p);
   return plans;
 }
 
@@ -309,8 +381,13 @@ bool is_identity(const AxisPlan& p) {
 
 ValueId resize(NodeContext& c, const Spec& s, const std::vector<AxisPlan>& plans) {
   ValueId x = c.input(0);
-  for (const AxisPlan& p : plans)
-    if (!is_identity(p)) x = resize_axis(c, s, x, p);
+  for (const AxisPlan& p : plans) {
+    if (p.symbolic) {
+      if (p.repeat) x = c.op("repeat_interleave", {x}, {{"repeats", p.repeat}, {"axis", p.axis}});
+    } else if (!is_identity(p)) {
+      x = resize_axis(c, s, x, p);
+    }
+  }
   return x;
 }
 
@@ -343,7 +420,12 @@ void import_upsample(NodeContext& c) {
   std::vector<AxisPlan> plans;
   for (size_t a = 0; a < scales.size(); ++a) {
     if (!(scales[a] >= 1)) c.invalid("scales[", a, "] is ", scales[a], "; Upsample's scales must be >= 1");
-    plans.push_back(scaled(plan_of(c, static_cast<int64_t>(a)), scales[a]));
+    AxisPlan p = plan_of(c, static_cast<int64_t>(a));
+    if (p.symbolic) {
+      plans.push_back(symbolic_plan(c, s, p, scales[a], std::nullopt));
+      continue;
+    }
+    plans.push_back(scaled(p, scales[a]));
     check_plan(c, plans.back());
   }
   c.set_output(0, resize(c, s, plans));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "onnx/dim_agreement.h"
 #include "onnx/node_context.h"
 #include "onnx/size_limits.h"
 
@@ -84,7 +85,43 @@ std::vector<Dim> reshape_dims(NodeContext& c) {
   return shape;
 }
 
-void import_reshape(NodeContext& c) { reshape_to(c, reshape_dims(c)); }
+// The element count of `shape` with its -1 (if any) resolved as total // (the others'
+// product): exact when the run-time check of checked_count passes.
+std::vector<Dim> resolve_minus_one(std::vector<Dim> shape, const Dim& total) {
+  Dim known(1);
+  std::optional<size_t> minus_one;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].is_static() && shape[i].static_value() == -1) minus_one = i;
+    else known = known * shape[i];
+  }
+  if (minus_one && !(known == Dim(0)) && !(floordiv(total, known) * known == total))
+    shape[*minus_one] = floordiv(total, known);
+  return shape;
+}
+
+// x's elements as [count], asserted at run time (rebind): for a Reshape whose element counts
+// the Dim algebra cannot prove equal ((h*w)//4 against (h//2)*(w//2), ...). ONNX Runtime
+// checks them when the model runs; so does the plan of each binding, naming this node.
+ValueId checked_count(NodeContext& c, ValueId x, const Dim& count) {
+  const Dim elements = c.type_of(x).num_elements();
+  ValueId flat = c.reshape(x, {elements});
+  std::string message = str_cat(c.label(), ": the shape asks for ", count, " elements but the input has ", elements);
+  return c.op("rebind", {flat}, {{"shape", std::vector<Dim>{count}}, {"message", std::move(message)}});
+}
+
+void import_reshape(NodeContext& c) {
+  std::vector<Dim> shape = reshape_dims(c);
+  const Dim total = c.type(0).num_elements();
+  std::vector<Dim> resolved = resolve_minus_one(shape, total);
+  const Dim count = dims_product(resolved);
+  bool has_minus_one = std::any_of(resolved.begin(), resolved.end(),
+                                   [](const Dim& d) { return d.is_static() && d.static_value() == -1; });
+  // Static counts, provably equal counts and a -1 the algebra divides stay the plain reshape
+  // (which refuses a static mismatch at import, by name).
+  if (has_minus_one || count == total || (count.is_static() && total.is_static()))
+    return reshape_to(c, std::move(shape));
+  c.set_output(0, c.reshape(checked_count(c, c.input(0), count), std::move(resolved)));
+}
 
 void import_flatten(NodeContext& c) {
   const std::vector<Dim>& in = c.type(0).dims;
@@ -117,14 +154,18 @@ void import_unsqueeze(NodeContext& c) {
   reshape_to(c, std::move(out));
 }
 
+// A named axis whose dim is an expression the algebra cannot show to be 1 (a height that
+// one input size brings down to 1) is asserted 1 when the model runs, as ONNX Runtime checks.
 void import_squeeze(NodeContext& c) {
-  const std::vector<Dim>& in = c.type(0).dims;
+  const std::vector<Dim> in = c.type(0).dims;
   int64_t r = static_cast<int64_t>(in.size());
   std::vector<bool> drop(in.size(), false);
+  std::vector<Dim> asserted = in;
   if (c.has_input(1) || c.attr("axes")) {
     for (int64_t a : axes_operand(c, 1, "axes")) {
       size_t n = static_cast<size_t>(c.axis(a, r, "axes entry"));
-      if (!(in[n] == Dim(1))) c.invalid("axis ", n, " has dim ", in[n], ", not 1");
+      if (undecided(in[n], Dim(1))) asserted[n] = Dim(1);
+      else if (!(in[n] == Dim(1))) c.invalid("axis ", n, " has dim ", in[n], ", not 1");
       drop[n] = true;
     }
   } else {
@@ -133,10 +174,41 @@ void import_squeeze(NodeContext& c) {
   std::vector<Dim> out;
   for (size_t i = 0; i < in.size(); ++i)
     if (!drop[i]) out.push_back(in[i]);
-  reshape_to(c, std::move(out));
+  if (asserted == in) return reshape_to(c, std::move(out));
+  c.set_output(0, c.reshape(assert_dims(c, c.input(0), asserted, "input 0"), std::move(out)));
 }
 
 // ---- Transpose ----
+
+// A known value's elements permuted (a pads list [[b0, e0], [b1, e1]] transposed into
+// [b0, b1, e0, e1] order, as PyTorch's exporter writes F.pad).
+bool fold_transpose(NodeContext& c, const std::vector<int64_t>& perm) {
+  const KnownValue* k = c.known(0);
+  if (!k || !k->ints || perm.size() != k->shape.size()) return false;
+  const size_t r = perm.size();
+  std::vector<int64_t> out_shape(r), in_strides(r, 1);
+  for (size_t i = r; i-- > 1;) in_strides[i - 1] = in_strides[i] * k->shape[i];
+  std::vector<bool> seen(r, false);
+  for (size_t i = 0; i < r; ++i) {
+    if (perm[i] < 0 || perm[i] >= static_cast<int64_t>(r) || seen[static_cast<size_t>(perm[i])])
+      return false;  // left to the op, which names the bad perm
+    seen[static_cast<size_t>(perm[i])] = true;
+    out_shape[i] = k->shape[static_cast<size_t>(perm[i])];
+  }
+  std::vector<Dim> out;
+  std::vector<int64_t> index(r, 0);  // the output position, last axis fastest
+  for (size_t n = 0; n < k->ints->size(); ++n) {
+    int64_t from = 0;
+    for (size_t i = 0; i < r; ++i) from += index[i] * in_strides[static_cast<size_t>(perm[i])];
+    out.push_back((*k->ints)[static_cast<size_t>(from)]);
+    for (size_t i = r; i-- > 0;) {
+      if (++index[i] < out_shape[i]) break;
+      index[i] = 0;
+    }
+  }
+  c.set_known_output(0, KnownValue::from_dims(k->dtype, std::move(out_shape), std::move(out)));
+  return true;
+}
 
 void import_transpose(NodeContext& c) {
   int64_t r = c.rank(0);
@@ -146,6 +218,7 @@ void import_transpose(NodeContext& c) {
   std::vector<int64_t> identity(static_cast<size_t>(r));
   std::iota(identity.begin(), identity.end(), 0);
   if (perm == identity) return c.set_output(0, c.input(0));
+  if (fold_transpose(c, perm)) return;
   c.set_output(0, c.op("permute", {c.input(0)}, {{"dims", perm}}));
 }
 
@@ -172,7 +245,8 @@ void import_concat(NodeContext& c) {
   std::vector<ValueId> ins;
   for (size_t i = 0; i < c.num_inputs(); ++i) ins.push_back(c.input(i));
   if (ins.size() == 1) return c.set_output(0, ins[0]);
-  c.set_output(0, c.op("concat", ins, {{"axis", c.attr_int("axis", 0)}}));
+  const int64_t axis = c.attr_int("axis", 0);
+  c.set_output(0, c.op("concat", assert_concatenable(c, std::move(ins), axis), {{"axis", axis}}));
 }
 
 // A known vector split into known parts: a shape split into its dims (AffineGrid's function
@@ -276,8 +350,57 @@ int64_t pad_source_index(std::string_view mode, int64_t j, int64_t d) {
   return m < d ? m : period - m;
 }
 
+// x[start:stop] along `axis`, asserted at run time to be `length` long (a symbolic axis too
+// short for its pads fails there, naming the slice, as ONNX Runtime fails).
+ValueId slice_along(NodeContext& c, ValueId x, int64_t axis, const Dim& start, const Dim& stop, int64_t length) {
+  std::vector<Dim> starts(static_cast<size_t>(axis + 1), Dim(0)), stops = c.type_of(x).dims;
+  stops.resize(static_cast<size_t>(axis + 1));
+  std::vector<Dim> out_dims(stops.begin(), stops.end());
+  starts.back() = start, stops.back() = stop, out_dims.back() = Dim(length);
+  return c.op("slice_tensor", {x}, {{"starts", starts}, {"stops", stops}, {"out_dims", out_dims}});
+}
+
+// The `count` elements of a static-length piece along `axis`, picked by index (reversed, or
+// one element repeated).
+ValueId pick_along(NodeContext& c, ValueId piece, int64_t axis, const std::vector<double>& index) {
+  int64_t n = static_cast<int64_t>(index.size());
+  return c.op("gather", {piece, c.constant(KnownValue::from_doubles(DType::kInt64, {n}, index))}, {{"axis", axis}});
+}
+
+// The `n` elements that pad a symbolic axis of length d before (leading) or after it: the
+// mirror image without the end element (reflect), the end element repeated (edge), or the
+// other end's elements (wrap). Pieces of static length sliced at symbolic offsets, so one
+// plan serves every d.
+ValueId pad_piece(NodeContext& c, std::string_view mode, ValueId x, int64_t axis, int64_t n, bool leading) {
+  const Dim d = c.type_of(x).dims[static_cast<size_t>(axis)];
+  std::vector<double> reversed, repeated(static_cast<size_t>(n), 0.0);
+  for (int64_t i = n - 1; i >= 0; --i) reversed.push_back(static_cast<double>(i));
+  if (mode == "reflect")
+    return pick_along(c, leading ? slice_along(c, x, axis, 1, n + 1, n) : slice_along(c, x, axis, d - n - 1, d - 1, n),
+                      axis, reversed);
+  if (mode == "edge")
+    return pick_along(c, leading ? slice_along(c, x, axis, 0, 1, 1) : slice_along(c, x, axis, d - 1, d, 1), axis,
+                      repeated);
+  return leading ? slice_along(c, x, axis, d - n, d, n) : slice_along(c, x, axis, 0, n, n);  // wrap
+}
+
+// edge, reflect or wrap padding of an axis whose length is a symbol: concat(before, x, after).
+ValueId pad_symbolic_axis(NodeContext& c, std::string_view mode, ValueId x, int64_t axis, int64_t before,
+                          int64_t after) {
+  const Dim d = c.type_of(x).dims[static_cast<size_t>(axis)];
+  if (before < 0 || after < 0)
+    c.unsupported("mode \"", mode, "\" with the negative pads ", before, " and ", after, " on axis ", axis,
+                  ", whose dim ", d, " is symbolic");
+  std::vector<ValueId> parts;
+  if (before > 0) parts.push_back(pad_piece(c, mode, x, axis, before, true));
+  parts.push_back(x);
+  if (after > 0) parts.push_back(pad_piece(c, mode, x, axis, after, false));
+  return c.op("concat", parts, {{"axis", axis}});
+}
+
 // edge, reflect and wrap pads read existing elements, so each padded axis is one gather with
-// a constant index list (negative pads simply leave positions out); needs static dims there.
+// a constant index list (negative pads simply leave positions out); a symbolic axis is
+// padded by pieces (pad_symbolic_axis).
 void import_pad_by_index(NodeContext& c, std::string_view mode, const std::vector<int64_t>& axes,
                          const std::vector<int64_t>& pads) {
   ValueId x = c.input(0);
@@ -285,8 +408,11 @@ void import_pad_by_index(NodeContext& c, std::string_view mode, const std::vecto
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t a = c.axis(axes[i], r, "axes entry"), before = pads[i], after = pads[i + axes.size()];
     if (before == 0 && after == 0) continue;
-    const Dim& dim = c.type(0).dims[static_cast<size_t>(a)];
-    if (!dim.is_static()) c.unsupported("mode \"", mode, "\" needs a static dim on padded axis ", a, ", got ", dim);
+    const Dim dim = c.type_of(x).dims[static_cast<size_t>(a)];
+    if (!dim.is_static()) {
+      x = pad_symbolic_axis(c, mode, x, a, before, after);
+      continue;
+    }
     int64_t d = dim.static_value(), n = d + before + after;
     if (d == 0) c.invalid("mode \"", mode, "\" cannot pad the empty axis ", a);
     if (n < 0) c.invalid("pads remove more than the ", d, " elements of axis ", a);

@@ -26,14 +26,20 @@ Lowered lower_bitcast(const LowerContext& ctx) {
 }
 
 // rebind asserts at run time that x has the attribute's shape: the engine evaluated that shape
-// for this call as output 0's dims, so a difference is the caller's broken promise.
+// for this call as output 0's dims, so a difference is the caller's broken promise. It is
+// reported when the rebind runs, not when it is planned: a cond plans both branches, and the
+// one this input does not take may assert what only the other branch's inputs satisfy (a
+// model's 8 kHz branch planned for a 16 kHz input). Until then the output has the asserted
+// shape, so what follows it plans consistently, and no step after it runs.
 Lowered lower_rebind(const LowerContext& ctx) {
-  if (ctx.inputs[0].dims != ctx.outputs[0].dims) {
-    const std::string& message = ctx.attr<std::string>("message");
-    fail(Code::kInvalidArgument, ctx.op_label(), ": input 0 'x' is ", ctx.inputs[0].to_string(),
-         " but the graph asserted the shape ", ctx.outputs[0].to_string(), message.empty() ? "" : ": ", message);
-  }
-  return lower_alias(ctx);
+  if (ctx.inputs[0].dims == ctx.outputs[0].dims) return lower_alias(ctx);
+  const std::string& message = ctx.attr<std::string>("message");
+  std::string error = str_cat(ctx.op_label(), ": input 0 'x' is ", ctx.inputs[0].to_string(),
+                              " but the graph asserted the shape ", ctx.outputs[0].to_string(),
+                              message.empty() ? "" : ": ", message);
+  Lowered broken;
+  broken.run = [error = std::move(error)](const KernelArgs&) { fail(Code::kInvalidArgument, error); };
+  return broken;
 }
 
 }  // namespace

@@ -87,14 +87,26 @@ std::string slice_text(const Dim& start, const Dim& stop, int64_t step) {
   return str_cat(bound(start), ":", bound(stop), ":", step);
 }
 
-// One axis of the slice. `want` is the length the engine gave the output; static bounds must
-// give it (out_dims is a run-time assertion), and a symbolic bound, which the lowering cannot
-// evaluate, is recovered from it where the step is +-1 and the other bound is static.
+// A bound's value in this plan: static, or an expression of the plan's symbols (the end of
+// a symbolic axis, t - 3); nullopt for a symbol the plan does not bind.
+std::optional<int64_t> bound_value(const LowerContext& ctx, const Dim& b) {
+  if (b.is_static()) return b.static_value();
+  try {
+    return ctx.eval_dim(b);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// One axis of the slice. `want` is the length the engine gave the output; known bounds must
+// give it (out_dims is a run-time assertion), and a bound the plan cannot evaluate is
+// recovered from it where the step is +-1 and the other bound is known.
 AxisSlice slice_axis(const LowerContext& ctx, size_t axis, int64_t d, const Dim& start_b, const Dim& stop_b,
                      int64_t step, int64_t want) {
   auto known = [&](const Dim& b, bool is_start) -> std::optional<int64_t> {
-    if (!b.is_static()) return std::nullopt;
-    const int64_t v = b.static_value();
+    const std::optional<int64_t> value = bound_value(ctx, b);
+    if (!value) return std::nullopt;
+    const int64_t v = *value;
     if (v == kOpen) return is_start ? (step > 0 ? 0 : d - 1) : (step > 0 ? d : -1);
     return clamp_bound(v, d, step);
   };
@@ -113,7 +125,7 @@ AxisSlice slice_axis(const LowerContext& ctx, size_t axis, int64_t d, const Dim&
     s.start = *stop - want * step;
   } else {
     ctx.unsupported("the symbolic slice bounds ", slice_text(start_b, stop_b, step), " of axis ", axis,
-                    " (the kernel lowering is not given the values of symbols)");
+                    " (a symbol the plan does not bind)");
   }
   const int64_t last = s.start + (want - 1) * step;
   if (want > 0 && (s.start < 0 || s.start >= d || last < 0 || last >= d))
