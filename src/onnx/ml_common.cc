@@ -89,10 +89,13 @@ ValueId transform_scores(NodeContext& c, ValueId s, PostTransform t) {
   return s;
 }
 
-ValueId two_columns(NodeContext& c, ValueId s, SecondClass how) {
+ValueId two_columns(NodeContext& c, ValueId s, SecondClass how, PostTransform t) {
   ValueId first = s, second = s;
   switch (how) {
-    case SecondClass::kComplement: first = c.op("sub", {c.scalar(DType::kFloat32, 1), s}); break;
+    case SecondClass::kComplement:
+      if (t == PostTransform::kLogistic) second = c.op("sigmoid", {s});
+      first = c.op("sub", {c.scalar(DType::kFloat32, 1), second});
+      break;
     case SecondClass::kNegation: first = c.op("negate", {s}); break;
     case SecondClass::kLogistic:
       first = c.op("sigmoid", {c.op("negate", {s})});

@@ -43,11 +43,12 @@ ValueId probit(NodeContext& c, ValueId x);
 
 // How onnxruntime widens one score s [N, 1] into the two columns of a binary classifier.
 enum class SecondClass {
-  kComplement,  // [1 - s, s]
+  kComplement,  // [1 - v, v], v = logistic(s) under LOGISTIC, else s (the other transforms
+                // leave a single score as it is)
   kNegation,    // [-s, s]
   kLogistic,    // [logistic(-s), logistic(s)]
 };
-ValueId two_columns(NodeContext& c, ValueId s, SecondClass how);
+ValueId two_columns(NodeContext& c, ValueId s, SecondClass how, PostTransform t);
 
 // labels[index] for int64 index [N]: the class labels as an int64 [C] constant, gathered.
 ValueId pick_labels(NodeContext& c, const std::vector<int64_t>& labels, ValueId index);

@@ -5,8 +5,10 @@
 //   OneHotEncoder: X.shape + [categories], float32, 1 at the first position of x (cast to
 //     int64, truncating) in cats_int64s. An unknown value gives a row of zeros; onnxruntime
 //     fails the run instead when zeros = 0, which a graph cannot. String categories refused.
-//   LabelEncoder (opset 2+): each x replaced by the value of its key (the last one when a key
-//     repeats; a NaN key matches any NaN), else the default. Keys and values as int64s,
+//   LabelEncoder (opset 2+): each x replaced by the value of its key (the first one when a
+//     key repeats, as onnxruntime keeps it), else the default. A NaN key is refused: whether
+//     it matches NaN depends on the ai.onnx.ml opset (which the importer is not told) and on
+//     the peer (onnxruntime and ONNX's reference disagree). Keys and values as int64s,
 //     floats or tensors; strings refused.
 #include <cmath>
 #include <limits>
@@ -123,23 +125,19 @@ void import_label_encoder(NodeContext& c) {
   const int64_t n = static_cast<int64_t>(keys.values.size());
   const ValueId x = c.op("unsqueeze", {c.input(0)}, {{"axis", int64_t{-1}}});
   const ValueId key = c.constant(KnownValue::from_doubles(keys.dtype, {n}, keys.values));
-  ValueId hit = c.op("equal", {x, key});
-  if (dtype_is_float(keys.dtype)) {
-    std::vector<double> nan_key(keys.values.size());
-    for (size_t i = 0; i < nan_key.size(); ++i) nan_key[i] = std::isnan(keys.values[i]) ? 1 : 0;
-    if (std::count(nan_key.begin(), nan_key.end(), 1.0) > 0)
-      hit = c.op("logical_or", {hit, c.op("logical_and", {c.op("is_nan", {x}),
-                                                          c.op("not_equal", {c.constant(KnownValue::from_doubles(DType::kInt64, {n}, nan_key)),
-                                                                             c.scalar(DType::kInt64, 0)})})});
-  }
-  // The last matching key's position, or -1.
+  for (double k : keys.values)
+    if (std::isnan(k))
+      c.unsupported("a NaN key: opset 4's text has it match any NaN, onnxruntime does so from opset 4 and ONNX's "
+                    "reference does not, and the importer is not told the ai.onnx.ml opset");
+  const ValueId hit = c.op("equal", {x, key});
+  // The first matching key's position (onnxruntime keeps a repeated key's first value), or n.
   std::vector<double> positions(keys.values.size());
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<double>(i);
-  const ValueId at = c.op("max", {c.op("where", {hit, c.constant(KnownValue::from_doubles(DType::kInt64, {n}, positions)),
-                                                 c.scalar(DType::kInt64, -1)})},
+  const ValueId none = c.scalar(DType::kInt64, static_cast<double>(n));
+  const ValueId at = c.op("min", {c.op("where", {hit, c.constant(KnownValue::from_doubles(DType::kInt64, {n}, positions)), none})},
                           {{"axis", int64_t{-1}}});
-  const ValueId found = c.op("squeeze", {c.op("greater_equal", {at, c.scalar(DType::kInt64, 0)})}, {{"axis", int64_t{-1}}});
-  const ValueId index = c.op("squeeze", {c.op("max", {at, c.scalar(DType::kInt64, 0)})}, {{"axis", int64_t{-1}}});
+  const ValueId found = c.op("squeeze", {c.op("less", {at, none})}, {{"axis", int64_t{-1}}});
+  const ValueId index = c.op("squeeze", {c.op("min", {at, c.scalar(DType::kInt64, static_cast<double>(n - 1))})}, {{"axis", int64_t{-1}}});
   const ValueId value = c.op("gather", {c.constant(KnownValue::from_doubles(values.dtype, {n}, values.values)), index},
                              {{"axis", int64_t{0}}});
   c.set_output(0, c.op("where", {found, value, c.scalar(values.dtype, fallback)}));

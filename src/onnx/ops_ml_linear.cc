@@ -2,8 +2,9 @@
 //   LinearClassifier: scores = X W^T + intercepts, W [C, F] with C = the intercepts' count.
 //     Labels come from the raw scores: with one score, score > 0 picks classlabels[1] (or 1)
 //     over classlabels[0] (or 0); with more, the first highest score's label. A single score
-//     with two labels is widened to [1 - s, s] untransformed (PROBIT, which would leave the
-//     second column unwritten, is refused); otherwise post_transform applies to rows of two
+//     with two labels is widened to [1 - s, s] (PROBIT, which would leave the
+//     second column unwritten, is refused; LOGISTIC applies to s first); otherwise
+//     post_transform applies to rows of two
 //     or more scores, and only PROBIT to a single one. multi_class is ignored, as there.
 //   LinearRegressor: X W^T (+ intercepts when there is one per target); post_transform as for
 //     the classifier's scores.
@@ -67,7 +68,7 @@ void import_linear_classifier(NodeContext& c) {
   if (classes == 1 && labels.size() == 2) {
     if (t == PostTransform::kProbit)
       c.unsupported("post_transform PROBIT with one score and two labels (onnxruntime leaves the second column unset)");
-    return c.set_output(1, two_columns(c, scores, SecondClass::kComplement));
+    return c.set_output(1, two_columns(c, scores, SecondClass::kComplement, t));
   }
   c.set_output(1, transform_rows(c, scores, classes, t));
 }

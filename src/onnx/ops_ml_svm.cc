@@ -231,7 +231,7 @@ void import_svc(NodeContext& c, const std::vector<int64_t>& labels, const std::v
     if (np > 1) return c.set_output(1, transform_scores(c, scores, t));
     if (t == PostTransform::kProbit)
       c.unsupported("post_transform PROBIT with two classes (onnxruntime leaves the second column unset)");
-    return c.set_output(1, two_columns(c, scores, t == PostTransform::kNone ? SecondClass::kNegation : SecondClass::kComplement));
+    return c.set_output(1, two_columns(c, scores, t == PostTransform::kNone ? SecondClass::kNegation : SecondClass::kComplement, t));
   }
   // Pairwise probabilities r [N, C, C]: r[i][j] = clamp(1 - logistic(s A + B)), r[j][i] = 1 - r[i][j].
   std::vector<double> a(prob_a.begin(), prob_a.begin() + np), bb(prob_b.begin(), prob_b.begin() + np);

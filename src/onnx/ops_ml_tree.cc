@@ -11,7 +11,7 @@
 //     does). post_transform must be NONE (ONNX's reference ignores it; we refuse the others).
 //   TreeEnsembleRegressor and TreeEnsembleClassifier (opset 1/3): nodes named by (tree id,
 //     node id), LEAF nodes carrying weights by (tree, node, target or class); a tree's root is
-//     its node no branch points to. As onnxruntime computes them:
+//     its first node listed. As onnxruntime computes them:
 //     regressor: SUM or AVERAGE (MIN and MAX when every leaf weighs every target), plus
 //       base_values (one value with one target, else one per target); post_transform on
 //       rows of two or more targets, and only PROBIT on a single one.
@@ -19,8 +19,9 @@
 //       first highest score among the classes that have weights (or a base value), the
 //       scores transformed as rows. Two classes follow onnxruntime's binary rules: with
 //       weights for one class only, the score s of it picks classlabels[1] when s > 0.5
-//       (all weights positive) or s > 0, and comes out as [1 - s, s] (all weights positive)
-//       or [-s, s] ([logistic(-s), logistic(s)] under LOGISTIC); with weights for both, the
+//       (all weights positive) or s > 0, and comes out as [1 - s, s] (all weights positive;
+//       s = logistic(s) first under LOGISTIC) or [-s, s] ([logistic(-s), logistic(s)] under
+//       LOGISTIC); with weights for both, the
 //       label is 1 when class 1's score is > 0, else 0 (onnxruntime's literal labels), and
 //       the two scores are transformed as a row.
 //     Which classes have weights is decided per model here, where onnxruntime decides it per
@@ -315,11 +316,9 @@ TreeEnsembleSpec legacy_trees(NodeContext& c, std::string_view prefix, int64_t t
   e.leaves = n - branches;
   e.targets = targets;
   e.members.resize(branches);
-  std::set<int64_t> children;
   auto lookup = [&](int64_t tree, int64_t node, size_t p) {
     auto it = index.find({tree, node});
     if (it == index.end()) c.invalid("node ", node_ids[p], " of tree ", tree, " has the child ", node, ", which is not a node of the tree");
-    children.insert(it->second);
     return it->second;
   };
   for (size_t p = 0; p < n; ++p) {
@@ -331,20 +330,10 @@ TreeEnsembleSpec legacy_trees(NodeContext& c, std::string_view prefix, int64_t t
     e.next_true.push_back(lookup(tree_ids[p], true_ids[p], p));
     e.next_false.push_back(lookup(tree_ids[p], false_ids[p], p));
   }
-  // A tree's root: its node no branch points to, in the order the trees first appear.
-  std::vector<int64_t> tree_order;
-  std::map<int64_t, std::vector<int64_t>> tree_roots;
-  for (size_t p = 0; p < n; ++p) {
-    if (!tree_roots.count(tree_ids[p])) tree_order.push_back(tree_ids[p]);
-    std::vector<int64_t>& r = tree_roots[tree_ids[p]];
-    const int64_t at = index[{tree_ids[p], node_ids[p]}];
-    if (!children.count(at)) r.push_back(at);
-  }
-  for (int64_t t : tree_order) {
-    if (tree_roots[t].size() != 1)
-      c.invalid("tree ", t, " has ", tree_roots[t].size(), " nodes that no branch points to; a tree has one root");
-    e.roots.push_back(tree_roots[t][0]);
-  }
+  // A tree's root: its first node listed, as onnxruntime reads the trees.
+  std::set<int64_t> trees_seen;
+  for (size_t p = 0; p < n; ++p)
+    if (trees_seen.insert(tree_ids[p]).second) e.roots.push_back(index[{tree_ids[p], node_ids[p]}]);
 
   // The leaves' weights.
   const std::string p(prefix);
@@ -474,7 +463,7 @@ void import_tree_classifier(NodeContext& c) {
       c.unsupported("post_transform PROBIT with one class weighed (onnxruntime leaves the second column unset)");
     const SecondClass how = all_positive ? SecondClass::kComplement
                             : t == PostTransform::kLogistic ? SecondClass::kLogistic : SecondClass::kNegation;
-    return c.set_output(1, two_columns(c, p0, how));
+    return c.set_output(1, two_columns(c, p0, how, t));
   }
   if (!has0) p0 = c.op("mul", {p0, c.scalar(f, 0)});  // an unweighed class scores 0 there
   c.set_output(1, transform_scores(c, c.op("concat", {p0, p1}, {{"axis", int64_t{1}}}), t));
