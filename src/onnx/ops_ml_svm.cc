@@ -53,15 +53,24 @@ ValueId f32(NodeContext& c, std::vector<int64_t> shape, const std::vector<double
 // K(x, s) for every row of x [N, F] and support vector [V, F]: [N, V].
 ValueId kernel(NodeContext& c, ValueId x, const std::vector<double>& vectors, int64_t v, int64_t f, const KernelSpec& k) {
   const DType t = DType::kFloat32;
-  if (k.kind == Kernel::kRbf) {
-    const ValueId sv = f32(c, {1, v, f}, vectors);
-    const ValueId diff = c.op("sub", {c.op("unsqueeze", {x}, {{"axis", int64_t{1}}}), sv});  // [N, V, F]
-    const ValueId dist = c.op("squeeze", {c.op("sum", {c.op("mul", {diff, diff})}, {{"axis", int64_t{-1}}})}, {{"axis", int64_t{-1}}});
-    return c.op("exp", {c.op("mul", {dist, c.scalar(t, -k.gamma)})});
-  }
   std::vector<double> st(vectors.size());
   for (int64_t i = 0; i < v; ++i)
-    for (int64_t j = 0; j < f; ++j) st[static_cast<size_t>(j * v + i)] = vectors[static_cast<size_t>(i * f + j)];
+    for (int64_t j = 0; j < f; ++j) st[static_cast<size_t>(j * v + i)] = static_cast<float>(vectors[static_cast<size_t>(i * f + j)]);
+  if (k.kind == Kernel::kRbf) {
+    // |x - s|^2 = |x|^2 - 2 x.s + |s|^2 in float64, whose cancellation stays far below
+    // float32's rounding, where the direct difference would take an [N, V, F] tensor.
+    const DType d = DType::kFloat64;
+    const ValueId x64 = c.cast(x, d);
+    std::vector<double> norms(static_cast<size_t>(v), 0.0);
+    for (int64_t i = 0; i < v; ++i)
+      for (int64_t j = 0; j < f; ++j) norms[static_cast<size_t>(i)] += st[static_cast<size_t>(j * v + i)] * st[static_cast<size_t>(j * v + i)];
+    const ValueId xx = c.op("sum", {c.op("mul", {x64, x64})}, {{"axis", int64_t{-1}}});  // [N, 1]
+    const ValueId xs = c.op("matmul", {x64, c.constant(KnownValue::from_doubles(d, {f, v}, st))});
+    ValueId dist = c.op("add", {c.op("sub", {xx, c.op("mul", {xs, c.scalar(d, 2)})}),
+                                c.constant(KnownValue::from_doubles(d, {v}, norms))});
+    dist = c.cast(c.op("max", {dist, c.scalar(d, 0)}), t);
+    return c.op("exp", {c.op("mul", {dist, c.scalar(t, -k.gamma)})});
+  }
   ValueId dot = c.op("matmul", {x, f32(c, {f, v}, st)});
   if (k.kind == Kernel::kLinear) return dot;
   dot = c.op("add", {c.op("mul", {dot, c.scalar(t, k.gamma)}), c.scalar(t, k.coef0)});
