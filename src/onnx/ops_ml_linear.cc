@@ -2,10 +2,10 @@
 //   LinearClassifier: scores = X W^T + intercepts, W [C, F] with C = the intercepts' count.
 //     Labels come from the raw scores: with one score, score > 0 picks classlabels[1] (or 1)
 //     over classlabels[0] (or 0); with more, the first highest score's label. A single score
-//     with two labels is widened to [1 - s, s] (PROBIT, which would leave the
-//     second column unwritten, is refused; LOGISTIC applies to s first); otherwise
-//     post_transform applies to rows of two
-//     or more scores, and only PROBIT to a single one. multi_class is ignored, as there.
+//     with two labels is widened to [1 - s, s], LOGISTIC applied to s first (PROBIT, which
+//     would leave the second column unwritten, is refused); otherwise post_transform applies
+//     to rows of two or more scores, and only PROBIT to a single one. multi_class is
+//     ignored, as there.
 //   LinearRegressor: X W^T (+ intercepts when there is one per target); post_transform as for
 //     the classifier's scores.
 //   Scaler: (X - offset) * scale along the last axis (offset and scale of length F or 1).

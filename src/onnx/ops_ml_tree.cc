@@ -17,13 +17,13 @@
 //       rows of two or more targets, and only PROBIT on a single one.
 //     classifier: per-class sums plus base_values. More than two classes: the label of the
 //       first highest score among the classes that have weights (or a base value), the
-//       scores transformed as rows. Two classes follow onnxruntime's binary rules: with
-//       weights for one class only, the score s of it picks classlabels[1] when s > 0.5
-//       (all weights positive) or s > 0, and comes out as [1 - s, s] (all weights positive;
-//       s = logistic(s) first under LOGISTIC) or [-s, s] ([logistic(-s), logistic(s)] under
-//       LOGISTIC); with weights for both, the
-//       label is 1 when class 1's score is > 0, else 0 (onnxruntime's literal labels), and
-//       the two scores are transformed as a row.
+//       scores transformed as rows. Two classes follow onnxruntime's binary rules. With
+//       weights for one class only, its score s (class 1's when that is the one) picks
+//       classlabels[1] when s > 0.5 (all weights positive) or s > 0; a class-0 score comes out
+//       as [1 - s, s] (all weights positive; s = logistic(s) first under LOGISTIC) or [-s, s]
+//       ([logistic(-s), logistic(s)] under LOGISTIC), a class-1 score as the row [0, s]
+//       transformed. With weights for both, the label is 1 when class 1's score is > 0, else
+//       0 (onnxruntime's literal labels), and the two scores are transformed as a row.
 //     Which classes have weights is decided per model here, where onnxruntime decides it per
 //     sample from the leaves reached; the two differ only for ensembles whose leaves weigh
 //     a class in some trees' leaves and not others, which converters do not write.
