@@ -51,7 +51,9 @@ for wheel in sorted((root / "wheels").glob("*.whl")):
 PY
   rm -rf "$work/wheels" "$out"
   touch "$work/.complete"
-  rm -rf "$dir"  # a partial corpus of an older layout, never a complete one
+  # A folder there without the stamp is a partial one of some older run; one with the stamp was
+  # completed meanwhile by another clone, and stays.
+  [[ -f $dir/.complete ]] || rm -rf "$dir"
   mv -T "$work" "$dir" 2>/dev/null || [[ -f $dir/.complete ]] || die "could not move the corpus to $dir"
   log "model corpus: $(find "$dir" -name '*.onnx' | wc -l) .onnx files, $(du -sh "$dir" | cut -f1)"
 fi
