@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
+import onnx
+from onnx import numpy_helper
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "scripts" / "requirements" / "models.txt"
@@ -52,7 +54,6 @@ def corpus_dir() -> Path:
 
 def light_dir() -> Path:
     """The onnx package's light model-zoo files, where .venv installed it."""
-    import onnx
     return Path(onnx.__file__).resolve().parent / "backend" / "test" / "data" / "light"
 
 
@@ -245,7 +246,6 @@ def _light(name: str) -> RealModel:
     def feeds(step):
         """The input the onnx backend test runner makes for these files: arange(n) / n in the
         input's shape (onnx/backend/test/runner: generate_dummy_data)."""
-        import onnx
         graph = onnx.load(str(path()), load_external_data=False).graph
         weights = {w.name for w in graph.initializer}
         first = next(i for i in graph.input if i.name not in weights)
@@ -254,11 +254,8 @@ def _light(name: str) -> RealModel:
         return {first.name: (np.arange(n).reshape(dims) / n).astype(np.float32)}
 
     def expected():
-        import onnx
-        from onnx import numpy_helper
         return [numpy_helper.to_array(onnx.load_tensor(str(light_dir() / f"{stem}_output_0.pb")))]
 
-    import onnx
     return RealModel(f"light_{name}", f"onnx=={onnx.__version__} (light zoo)", path,
                      [Shape("b1x3x224x224", feeds)], rtol=1e-3, atol=1e-6,
                      expected_output=expected)
