@@ -18,6 +18,12 @@
 #   bench/run.sh [THREADS]          everything (THREADS default 2, the dev/CI machine's cores)
 #   bench/run.sh onnx [OPTIONS]     the ONNX suite alone; OPTIONS go to bench/onnx_bench.py,
 #                                   e.g. --cases minilm-s128 --batches 1 --threads 2
+#   bench/run.sh real [OPTIONS]     the real-model corpus alone (bench/real_corpus.py: the
+#                                   shipped .onnx files that setup fetches, and the onnx
+#                                   package's light zoo), max_c vs ONNX Runtime at batch 1,
+#                                   1 and 2 threads, into build-bench/real/real_models.json;
+#                                   OPTIONS go to bench/real_bench.py, e.g. --models
+#                                   ppocr_v4_det,light_resnet50 --threads 2 --budget 5
 #   bench/run.sh gpu-pack           builds here, then puts what the GPU run needs into
 #                                   build-gpu-bench/ (git-ignored, about 48 MB): the library,
 #                                   stripped, and the libraries it links that a GPU machine
@@ -43,10 +49,16 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 only_onnx=false
+only_real=false
 gpu=false
 if [[ ${1:-} == gpu-pack ]]; then
   gpu_pack=true
   onnx_args=()
+elif [[ ${1:-} == real ]]; then
+  gpu_pack=false
+  only_real=true
+  shift
+  real_args=("$@")
 elif [[ ${1:-} == onnx ]]; then
   gpu_pack=false
   only_onnx=true
@@ -88,8 +100,8 @@ if [[ -n ${MAX_C_LIBRARY:-} ]]; then
   if ! "$python" -c 'import numpy, onnx, onnxruntime' >/dev/null 2>&1; then
     die "$python lacks numpy, onnx or onnxruntime (nothing is installed with MAX_C_LIBRARY set)"
   fi
-  $only_onnx || $gpu_pack ||
-    die "with MAX_C_LIBRARY set, run.sh runs the ONNX suite only: bench/run.sh onnx ..."
+  $only_onnx || $only_real || $gpu_pack ||
+    die "with MAX_C_LIBRARY set, run.sh runs the ONNX suites only: bench/run.sh onnx|real ..."
 else
   "$MAX_C_ROOT/scripts/setup.sh"
   log "building max_c and max_c_bench in ${build#"$MAX_C_ROOT"/}"
@@ -120,6 +132,12 @@ fi
 run_python() {
   PYTHONPATH=$MAX_C_ROOT/bindings/python MAX_C_LIBRARY=$library "$python" "$@"
 }
+
+if $only_real; then
+  log "real models: max_c vs ONNX Runtime"
+  run_python "$MAX_C_ROOT/bench/real_bench.py" --out "$build/real" "${real_args[@]}"
+  exit
+fi
 # matplotlib draws the chart; a python without it (a GPU machine's may lack it) skips it.
 run_python -c 'import matplotlib' >/dev/null 2>&1 || onnx_args+=(--no-chart)
 

@@ -33,3 +33,11 @@ require_commands() {
 
 # Seconds since the epoch, for durations.
 now_s() { date +%s; }
+
+# The real-model corpus's folder (scripts/fetch_models.sh fills it): outside the clone, so every
+# clone on this machine shares it, and named after the lock's hash, so a changed pin re-fetches.
+# bench/real_corpus.py computes the same path; MAX_C_MODELS_DIR overrides both.
+models_dir() {
+  local lock=$MAX_C_ROOT/scripts/requirements/models.txt
+  echo "${MAX_C_MODELS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/max_c/models/$(sha256sum "$lock" | cut -c1-16)}"
+}

