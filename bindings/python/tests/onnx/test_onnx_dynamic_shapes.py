@@ -6,7 +6,6 @@ model runs (INVALID_ARGUMENT naming the node, the model staying usable); Resize 
 axes (scale 1, integer nearest upscales, sizes read from shapes); a float Range over a dim
 cast to float; edge, reflect and wrap
 Pad of a symbolic axis, with pads computed from constants the way PyTorch exports F.pad."""
-import os
 
 import numpy as np
 import onnx
@@ -325,44 +324,3 @@ def test_pads_as_pytorch_exports_f_pad(tmp_path):
     p = pair(tmp_path, "torch_pad", nodes, [vi("x", F32, ["n", "t"])], [vi("y", F32, None)])
     p.check(x=rand(1, 8))
     p.check(x=rand(2, 5))
-
-
-# ---- real models as their packages ship them ----
-# The files of rapidocr-onnxruntime 1.4.4, nudenet 3.4.2 and silero-vad 6.2.3, unpacked under
-# $MAX_C_WHEEL_MODELS (the wheels are not part of the repository), each at two shapes.
-
-WHEEL_MODELS = os.environ.get("MAX_C_WHEEL_MODELS", "")
-OCR = "rapidocr_onnxruntime/rapidocr_onnxruntime/models/"
-VAD = "silero_vad/silero_vad/data/"
-REAL = {
-    OCR + "ch_PP-OCRv4_det_infer.onnx": [dict(x=(1, 3, 64, 96)), dict(x=(1, 3, 96, 128))],
-    OCR + "ch_PP-OCRv4_rec_infer.onnx": [dict(x=(1, 3, 48, 160)), dict(x=(2, 3, 48, 320))],
-    OCR + "ch_ppocr_mobile_v2.0_cls_infer.onnx": [dict(x=(1, 3, 48, 192)), dict(x=(3, 3, 48, 96))],
-    "nudenet/nudenet/320n.onnx": [dict(images=(1, 3, 320, 320)), dict(images=(1, 3, 256, 192))],
-    VAD + "silero_vad.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
-                              dict(input=(2, 256), sr=8000, state=(2, 2, 128))],
-    VAD + "silero_vad_16k_op15.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
-                                       dict(input=(2, 512), sr=16000, state=(2, 2, 128))],
-    VAD + "silero_vad_half.onnx": [dict(input=(1, 512), state=(2, 1, 128)), dict(input=(2, 512), state=(2, 2, 128))],
-    VAD + "silero_vad_openvino_16k.onnx": [dict(input=(1, 576), state=(2, 1, 128))],
-    VAD + "silero_vad_op18_ifless.onnx": [dict(input=(1, 512), sr=16000, state=(2, 1, 128)),
-                                          dict(input=(2, 256), sr=8000, state=(2, 2, 128))],
-}
-
-
-def real_feeds(spec):
-    rng = np.random.default_rng(0)
-    return {k: np.array(v) if isinstance(v, int) else rng.random(v, dtype=np.float32) for k, v in spec.items()}
-
-
-@pytest.mark.skipif(not WHEEL_MODELS, reason="set MAX_C_WHEEL_MODELS to the unpacked wheels' model folder")
-@pytest.mark.parametrize("path", sorted(REAL))
-def test_real_model_as_shipped(path):
-    p = Pair(os.path.join(WHEEL_MODELS, path))
-    for spec in REAL[path]:
-        feeds = real_feeds(spec)
-        want = p.ort.run(None, feeds)
-        got = [t.to_numpy() for t in p.ours(**feeds)]
-        for g, w in zip(got, want):
-            assert g.shape == w.shape
-            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)

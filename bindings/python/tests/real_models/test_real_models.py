@@ -28,23 +28,10 @@ import real_corpus  # noqa: E402
 
 THREADS = 2
 
-_RESIZE = "Resize on a dynamic axis: 'a resized axis must have a static dim' (UNIMPLEMENTED)"
-_PAD = ("Pad with run-time pads: 'input 1 pads must be known when the model is imported' "
-        "(UNIMPLEMENTED)")
 # Model -> why max_c cannot run it yet (issue 27). Edit this list as the engine catches up.
 EXPECTED_FAILURES = {
-    "ppocr_v4_det": _RESIZE,
-    "yolov8n_320_nudenet": _RESIZE,
-    "ppocr_v4_rec": ("Reshape whose element count is not provably equal to its input's "
-                     "(INVALID_ARGUMENT)"),
-    "ppocr_mobile_v2_cls": "input dim -1 refused: 'input x has the negative dim -1' (INVALID_ARGUMENT)",
-    "silero_vad": _PAD,
-    "silero_vad_16k_op15": _PAD,
-    "silero_vad_16k_sequence": _PAD,
-    "silero_vad_half": _PAD,
-    "silero_vad_openvino_16k": _PAD,
-    "silero_vad_op18_ifless": ("reflect Pad on a symbolic axis: 'mode reflect needs a static "
-                               "dim on padded axis 1' (UNIMPLEMENTED)"),
+    "silero_vad_16k_sequence": ("LSTM over a symbolic sequence length: the importer unrolls "
+                                "recurrences, so the length must be static (UNIMPLEMENTED)"),
 }
 
 
