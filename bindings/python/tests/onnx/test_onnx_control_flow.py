@@ -3,30 +3,18 @@ ONNX specs: subgraphs that use outer values (captured), nested subgraphs, scan d
 and axes, symbolic scan lengths, loops that stop early, trip counts known only when the
 model runs; and the forms max_c refuses (UNIMPLEMENTED naming the node)."""
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from max_c import _errors
 from max_c.engine import InferenceSession
+from model_files import init, save, vi
 
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
 
-def vi(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
-
-
-def init(name, array):
-    return numpy_helper.from_array(np.asarray(array), name)
-
-
-def load(tmp_path, name, nodes, inputs, outputs, initializers=(), opset=17):
-    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(model, str(path))
-    return InferenceSession(num_threads=1).load(str(path))
+def load(tmp_path, *args, **kwargs):
+    return InferenceSession(num_threads=1).load(save(tmp_path, *args, **kwargs))
 
 
 def run(model, *inputs):

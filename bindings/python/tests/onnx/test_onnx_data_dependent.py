@@ -4,30 +4,14 @@ between executions of one model, zero included; conditions and inputs known at i
 (folded to static sizes); Unique sorted and by first occurrence, with and without an axis;
 and the forms max_c refuses (UNIMPLEMENTED naming the node)."""
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from max_c import _errors
 from max_c.engine import InferenceSession
+from model_files import init, save, vi
 
 F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
-
-
-def vi(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
-
-
-def init(name, array):
-    return numpy_helper.from_array(np.asarray(array), name)
-
-
-def save(tmp_path, name, nodes, inputs, outputs, initializers=(), opset=17):
-    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(model, str(path))
-    return str(path)
 
 
 def load(tmp_path, *args, **kwargs):

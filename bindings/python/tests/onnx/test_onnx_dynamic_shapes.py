@@ -8,32 +8,20 @@ cast to float; edge, reflect and wrap
 Pad of a symbolic axis, with pads computed from constants the way PyTorch exports F.pad."""
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import model_files
 from max_c import _errors
 from max_c.engine import InferenceSession
+from model_files import init, vi
 
 F32, I64 = TensorProto.FLOAT, TensorProto.INT64
 
 
-def vi(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
-
-
-def init(name, array):
-    return numpy_helper.from_array(np.asarray(array), name)
-
-
-def save(tmp_path, name, nodes, inputs, outputs, initializers=(), opset=17):
-    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(model, str(path))
-    return str(path)
+def save(tmp_path, *args, **kwargs):
+    return model_files.save(tmp_path, *args, ir_version=8, **kwargs)
 
 
 class Pair:
