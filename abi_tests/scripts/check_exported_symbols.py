@@ -73,7 +73,9 @@ def exported_symbols(nm, library):
         if len(fields) < 2:
             continue
         kind, name = fields[-2], fields[-1]
-        if kind == "A" and "@" not in name and VERSION_NODE.match(name):
+        # A version node is an absolute symbol: "MAX_1.0" from GNU nm, "MAX_1.0@@MAX_1.0"
+        # from llvm-nm (clang's toolchain).
+        if kind == "A" and VERSION_NODE.match(base_name(name)):
             nodes.append(name)
         else:
             symbols.append(name)

@@ -45,9 +45,9 @@ void conv2d_direct(const Conv2dShape& s, const T* x, const T* filter, const T* b
           for (int64_t q = 0; q < s.kernel_w; ++q) {
             const int64_t iw = ow * s.stride_w - s.pad_left + q * s.dilation_w;
             if (iw < 0 || iw >= s.in_w) continue;
-            const T* xp = x + n * xs.n + ih * xs.h + iw * xs.w + c0 * xs.c;
-            const T* fp = filter + r * fs.r + q * fs.s + f * fs.f;
-            for (int64_t c = 0; c < cg; ++c) acc += xp[c * xs.c] * fp[c * fs.c];
+            // Offsets, not pointers: with no input channels x and filter may be null.
+            const int64_t xo = n * xs.n + ih * xs.h + iw * xs.w + c0 * xs.c, fo = r * fs.r + q * fs.s + f * fs.f;
+            for (int64_t c = 0; c < cg; ++c) acc += x[xo + c * xs.c] * filter[fo + c * fs.c];
           }
         }
         out[n * os.n + oh * os.h + ow * os.w + f * os.c] = acc;

@@ -37,9 +37,10 @@ __global__ void reduce_columns(const S* __restrict__ x, S* __restrict__ y, i64 o
   typedef typename R::A A;
   for (i64 i = first_index(); i < outer * inner; i += index_step()) {
     const i64 o = i / inner, in = i % inner;
-    const S* xc = x + o * axis_size * inner + in;
+    // An offset, not a pointer: an empty axis may come with a null x.
+    const i64 base = o * axis_size * inner + in;
     A acc = R::identity();
-    for (i64 j = 0; j < axis_size; ++j) acc = R::combine(acc, R::load(xc[j * inner]));
+    for (i64 j = 0; j < axis_size; ++j) acc = R::combine(acc, R::load(x[base + j * inner]));
     y[i] = R::finish(acc, axis_size);
   }
 }

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "driver/hip/hipblaslt_api.h"
 #include "gpu/fake_cublaslt.h"
 
 namespace maxc::testing {
@@ -70,18 +71,11 @@ inline Status assign_op(int32_t* field, const void* value, size_t bytes) {
   return 0;
 }
 
-struct HipAlgo {  // hipblasLtMatmulAlgo_t
-  uint8_t data[16];
-  size_t max_workspace_bytes;
-};
-struct HipHeuristicResult {  // hipblasLtMatmulHeuristicResult_t
-  HipAlgo algo;
-  size_t workspace_size;
-  Status state;
-  float waves_count;
-  int reserved[4];
-};
-static_assert(sizeof(HipAlgo) == 24 && sizeof(HipHeuristicResult) == 56, "hipblaslt.h's sizes");
+// The driver's own declarations of hipblaslt.h's structs: a function called through the
+// driver's pointer type must have exactly that type (clang's UBSan checks it; the real library is
+// C and unchecked).
+using HipAlgo = hip::hipblasLtMatmulAlgo_t;
+using HipHeuristicResult = hip::hipblasLtMatmulHeuristicResult_t;
 
 inline Status hipblasLtGetVersion(cublasLtHandle_t handle, int* version) {
   if (!handle) return 1;
@@ -147,9 +141,9 @@ inline Status hipblasLtMatmulAlgoGetHeuristic(cublasLtHandle_t handle, cublasLtM
   results[0] = HipHeuristicResult{};
   std::memcpy(results[0].algo.data, &found.algo.data[0], sizeof found.algo.data[0]);  // the fake's magic
   results[0].algo.max_workspace_bytes = found.workspaceSize;
-  results[0].workspace_size = found.workspaceSize;
+  results[0].workspaceSize = found.workspaceSize;
   results[0].state = hip_status(found.state);
-  results[0].waves_count = found.wavesCount;
+  results[0].wavesCount = found.wavesCount;
   return 0;
 }
 inline Status hipblasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha, const void* a,
