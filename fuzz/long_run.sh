@@ -16,7 +16,7 @@ mkdir -p "$out/corpus" "$out/artifacts"
 dirs=(fuzz/corpus/"$target")
 [[ -d fuzz/regressions/$target ]] && dirs+=(fuzz/regressions/"$target")
 "$MAX_C_FUZZ_BIN/fuzz_$target" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-  -max_total_time="$seconds" "${MAX_C_FUZZ_LIMITS[@]}" \
+  -max_total_time="$seconds" "${MAX_C_FUZZ_LIMITS[@]}" $(max_c_fuzz_flags "$target") \
   -artifact_prefix="$out/artifacts/" "$out/corpus" "${dirs[@]}" >"$out/log" 2>&1 || true
 # Fork mode reports "#N: cov: ... exec/s: ..." lines; N is the inputs run so far.
 grep -oE '^#[0-9]+' "$out/log" | tail -n 1 | tr -d '#'

@@ -9,7 +9,7 @@ source fuzz/env.sh
 target=$1
 shift
 for input in "$@"; do
-  out=$(timeout 60 "$MAX_C_FUZZ_BIN/fuzz_$target" "${MAX_C_FUZZ_LIMITS[@]}" "$input" 2>&1)
+  out=$(timeout 60 "$MAX_C_FUZZ_BIN/fuzz_$target" "${MAX_C_FUZZ_LIMITS[@]}" $(max_c_fuzz_flags "$target") "$input" 2>&1)
   rc=$?
   what=$(grep -m1 -oE 'SUMMARY: .*|ERROR: libFuzzer: [a-z-]+|runtime error: .*' <<<"$out" | cut -c1-120)
   frame=$(grep -m1 -oE '(src|kernels)/[A-Za-z0-9_/]+\.(cc|h):[0-9]+' <<<"$out")

@@ -109,8 +109,9 @@ suite_fuzz() {
     local work=$SCRATCH/fuzz-$target log=$SCRATCH/fuzz-$target.log dirs=()
     mkdir -p "$work"
     for d in fuzz/corpus/$target fuzz/regressions/$target; do [[ -d $d ]] && dirs+=("$d"); done
+    # shellcheck disable=SC2046  # the target's flags are words
     (source fuzz/env.sh && "$MAX_C_FUZZ_BIN/fuzz_$target" -seed="$seed" -max_total_time="$seconds" \
-      "${MAX_C_FUZZ_LIMITS[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$work" "${dirs[@]}") \
+      "${MAX_C_FUZZ_LIMITS[@]}" $(max_c_fuzz_flags "$target") -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$work" "${dirs[@]}") \
       >"$log" 2>&1
     local rc=$? runs
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
