@@ -9,8 +9,9 @@
 # smaller allocations is still bounded by -rss_limit_mb.
 export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:max_allocation_size_mb=1024
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# The one sanitizer tree (the asan preset) holds the fuzz targets.
-MAX_C_FUZZ_BIN=build-asan/fuzz
+# The one sanitizer tree (the asan preset) holds the fuzz targets; a long run may point this at
+# an -O1 tree (fuzz/README.md).
+MAX_C_FUZZ_BIN=${MAX_C_FUZZ_BIN:-build-asan/fuzz}
 # What bounds each input, for every run.
 MAX_C_FUZZ_LIMITS=(-timeout=10 -rss_limit_mb=2048 -max_len=4096)
 
