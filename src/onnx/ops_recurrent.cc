@@ -438,8 +438,7 @@ class RecurrentImport {
     const size_t at_y = body.operands.size();
     const bool wants_y = c_.wants_output(0);
     if (wants_y) check_y_size(pd);
-    const std::optional<ValueId> y =
-        wants_y ? std::optional<ValueId>(body.carry(c_, "y", zero_rows(c_, c_.type_of(zero_state), {seq_}))) : std::nullopt;
+    const ValueId y = wants_y ? body.carry(c_, "y", zero_rows(c_, c_.type_of(zero_state), {seq_})) : 0;
     const ValueId xs = body.carry(c_, "projection", projection);
     in.rt = body.carry(c_, "rt", dir.rt);
     auto carry_opt = [&](std::optional<ValueId>& v, const char* name) {
@@ -459,7 +458,7 @@ class RecurrentImport {
     next[0] = b.op("add", {k, one});
     next[at_h] = carried_next(b, next[at_h], *in.h, "the hidden state");
     if (in.c) next[at_h + 1] = carried_next(b, next[at_h + 1], *in.c, "the cell state");
-    if (y) next[at_y] = write_row(b, *y, row, b.reshape(time, {Dim(1)}));
+    if (wants_y) next[at_y] = write_row(b, y, row, b.reshape(time, {Dim(1)}));
     g_ = &c_;
     lens_ = outer_lens;
 
@@ -468,7 +467,8 @@ class RecurrentImport {
     for (ValueId v : next) outputs.push_back({"", v});
     body.graph.set_outputs(std::move(outputs));
     const GraphRef body_ref{c_.graph().add_subgraph(std::move(body.graph))};
-    const std::vector<ValueId> out = c_.ops("while_loop", body.operands, {{"predicate", predicate}, {"body", body_ref}});
+    const std::vector<ValueId> out =
+        c_.ops("while_loop", body.operands, {{"predicate", predicate}, {"body", body_ref}});
     dir.h = out[at_h];
     if (cell_ == Cell::kLstm) dir.c = out[at_h + 1];
     if (lens_) zero_empty(dir);
