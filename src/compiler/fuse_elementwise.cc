@@ -215,10 +215,12 @@ class ElementwiseFuser {
     return f;
   }
 
-  // Values read by a node of another group (or none) or by the program's outputs.
+  // Values read by a node of another group (or none), by the program's outputs, or as a
+  // symbol's source (the engine reads a shape a bind_dims names).
   std::vector<bool> values_read_outside_their_group() const {
     std::vector<bool> outside(p_.types.size(), false);
     for (const auto& out : p_.outputs) outside[out.value] = true;
+    for (const auto& source : p_.symbol_sources) outside[source.value] = true;
     for (size_t k = 0; k < p_.nodes.size(); ++k)
       for (ValueId v : p_.nodes[k].inputs) {
         const int64_t j = producer_[v];

@@ -54,11 +54,13 @@ struct ProgramConstant {
   Constant data;
 };
 
-// A symbol whose value is data rather than a dim of an input: the int64 scalar `value`, once
-// computed (how many elements a nonzero finds). See compiler/stages.h.
+// A symbol whose value is data rather than a dim of an input: element `element` of the int64
+// tensor `value`, once computed (how many elements a nonzero finds, an entry of a shape a
+// bind_dims names). See compiler/stages.h.
 struct SymbolSource {
   std::string symbol;
   ValueId value = 0;
+  int64_t element = 0;
 };
 
 struct Program {

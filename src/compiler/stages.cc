@@ -4,10 +4,12 @@
 #include <map>
 #include <set>
 
+#include "compiler/rewrite.h"
+
 namespace maxc {
 
 bool counts_data(const Node& n) {
-  return n.op == "nonzero" || (n.op == "repeat_interleave" && n.inputs.size() == 2);
+  return n.op == "nonzero" || n.op == "bind_dims" || (n.op == "repeat_interleave" && n.inputs.size() == 2);
 }
 
 std::set<std::string> symbols_of(const Program& p, const Node& n) {
@@ -66,12 +68,34 @@ void check_regions(Program& p) {
 
 }  // namespace
 
+namespace {
+
+// A bind_dims names the entries of its input: each symbol not bound yet becomes a source,
+// that entry, and the node (x itself) goes, its uses reading x.
+void bind_entries(Program& p, const Node& n, std::set<std::string>& bound) {
+  const auto& dims = n.attrs.get<std::vector<Dim>>("out_dim");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const std::string& symbol = dims[i].symbol();
+    if (bound.insert(symbol).second) p.symbol_sources.push_back({symbol, n.inputs[0], static_cast<int64_t>(i)});
+  }
+  std::vector<ValueId> replace = identity_map(p);
+  replace[n.outputs[0]] = n.inputs[0];
+  apply_replacements(p, replace);
+}
+
+}  // namespace
+
 void add_symbol_sources(Program& p) {
   check_regions(p);
   std::set<std::string> bound = input_symbols(p);
   std::vector<Node> nodes;
   nodes.reserve(p.nodes.size());
+  std::vector<Node> binds;
   for (Node& n : p.nodes) {
+    if (n.op == "bind_dims") {
+      binds.push_back(std::move(n));
+      continue;
+    }
     if (!unbound(n, bound).empty()) {
       const Dim& dim = out_dim(n);
       if (!dim.is_symbolic())
@@ -85,6 +109,7 @@ void add_symbol_sources(Program& p) {
     nodes.push_back(std::move(n));
   }
   p.nodes = std::move(nodes);
+  for (const Node& n : binds) bind_entries(p, n, bound);
 }
 
 namespace {

@@ -71,13 +71,24 @@ std::vector<const void*> addresses_of(const std::vector<Ref<Tensor>>& tensors) {
   return addresses;
 }
 
-// Each symbol whose source the stages have computed, read on the host.
+// Each symbol whose source the stages have computed (or the program's inputs and constants
+// hold), read on the host.
 void bind_computed_symbols(const Program& p, const std::map<ValueId, Ref<Tensor>>& computed, SymbolValues& symbols) {
   for (const SymbolSource& source : p.symbol_sources) {
-    auto it = computed.find(source.value);
-    if (it == computed.end() || symbols.contains(source.symbol)) continue;
+    if (symbols.contains(source.symbol)) continue;
+    const size_t offset = static_cast<size_t>(source.element) * sizeof(int64_t);
     int64_t value = 0;
-    std::memcpy(&value, it->second->copy(Device::cpu())->data(), sizeof value);
+    if (auto it = computed.find(source.value); it != computed.end()) {
+      std::memcpy(&value, it->second->copy(Device::cpu())->data() + offset, sizeof value);
+    } else {
+      auto c = std::find_if(p.constants.begin(), p.constants.end(),
+                            [&](const ProgramConstant& k) { return k.value == source.value; });
+      if (c == p.constants.end()) continue;
+      std::memcpy(&value, c->data.bytes().data() + offset, sizeof value);
+    }
+    if (value < 0)
+      fail(Code::kInvalidArgument, "dim '", source.symbol, "' is computed as ", value,
+           " when the model runs; a dim must be >= 0");
     symbols.emplace(source.symbol, value);
   }
 }
@@ -162,8 +173,9 @@ Ref<Model> Model::specialized(std::span<const Ref<Tensor>> inputs, std::vector<R
 
 void Model::refuse_capture() const {
   if (!compiled_->stages().empty())
-    fail(Code::kUnimplemented, "a model whose dims depend on data (a nonzero's count) runs in stages, planned as ",
-                               "each count is known, and is not captured as one device graph");
+    fail(Code::kUnimplemented, "a model whose dims depend on data (a nonzero's count, a shape computed from ",
+                               "values) runs in stages, planned as each count is known, and is not captured as one ",
+                               "device graph");
   if (compiled_->specializes())
     fail(Code::kUnimplemented, "a model whose graph depends on input values is compiled per set of them, and is "
                                "not captured as one device graph");
@@ -272,7 +284,8 @@ std::vector<Ref<Tensor>> Model::execute_in_stages(std::span<const Ref<Tensor>> g
   CheckedInputs inputs = check_inputs(given, *compiled_);
   const Program& whole = compiled_->program();
   const std::shared_ptr<const BoundWeights> weights = snapshot();
-  std::map<ValueId, Ref<Tensor>> computed;  // the stages' outputs so far
+  std::map<ValueId, Ref<Tensor>> computed;  // the stages' outputs so far, and the inputs
+  for (size_t i = 0; i < whole.inputs.size(); ++i) computed[whole.inputs[i].value] = inputs.dense[i];
   for (size_t k = 0; k < compiled_->stages().size(); ++k) {
     const Program& stage = compiled_->stages()[k];
     std::vector<const void*> in = addresses_of(inputs.dense);

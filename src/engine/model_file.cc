@@ -11,8 +11,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-ModelFile read_onnx(const std::string& path, std::optional<DeviceRef> placement, const NamedTensors& values) {
-  onnx::ImportedModel imported = onnx::import_onnx_file(path, values);
+ModelFile read_onnx(const std::string& path, std::optional<DeviceRef> placement, const NamedTensors& values,
+                    bool bind_dims = false) {
+  onnx::ImportedModel imported = onnx::import_onnx_file(path, values, bind_dims);
   ModelFile file{std::move(imported.graph), std::move(imported.weights), nullptr};
   if (placement) file.graph.place_on(*placement);
   return file;
@@ -37,6 +38,17 @@ ModelFile specializing(const std::string& path, std::optional<DeviceRef> placeme
 
 ModelFile read_model_file(const std::string& path, std::optional<DeviceRef> placement) {
   if (ends_with(path, ".onnx")) {
+    // Shapes computed from data are bound when the model runs, so it compiles once. Where
+    // the ops after such a shape need it static (a GatherElements' indices, the branches of
+    // an If that must agree), the file is read again asking for the values it is computed
+    // from, and the model compiles per set of them.
+    try {
+      return read_onnx(path, placement, {}, /*bind_dims=*/true);
+    } catch (const onnx::InputValuesNeeded& e) {
+      return specializing(path, placement, e.inputs());
+    } catch (const Error& e) {
+      if (e.code() != Code::kUnimplemented) throw;
+    }
     try {
       return read_onnx(path, placement, {});
     } catch (const onnx::InputValuesNeeded& e) {

@@ -47,13 +47,15 @@ std::string symbol_for(const std::string& param) {
 class GraphImporter {
  public:
   GraphImporter(const ModelProto& model, const std::string& base_dir, std::shared_ptr<const MappedFile> file,
-                const NamedTensors& input_values)
+                const NamedTensors& input_values, bool bind_dims = false)
       : model_(model),
         base_dir_(base_dir),
         file_(std::move(file)),
         input_values_(input_values),
         graph_("main"),
-        values_(graph_) {}
+        values_(graph_) {
+    values_.set_binds_dims(bind_dims);
+  }
 
   ImportedModel run() {
     const GraphProto& g = model_.graph;
@@ -212,16 +214,16 @@ std::string directory_of(const std::string& path) {
 }  // namespace
 
 ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir,
-                                const NamedTensors& input_values) {
+                                const NamedTensors& input_values, bool bind_dims) {
   if (!data && size) fail(Code::kInvalidArgument, "onnx: no data");
   const ModelProto model = decode_checked({data, size});
-  return GraphImporter(model, base_dir, nullptr, input_values).run();
+  return GraphImporter(model, base_dir, nullptr, input_values, bind_dims).run();
 }
 
-ImportedModel import_onnx_file(const std::string& path, const NamedTensors& input_values) {
+ImportedModel import_onnx_file(const std::string& path, const NamedTensors& input_values, bool bind_dims) {
   std::shared_ptr<const MappedFile> file = map_file(path);
   const ModelProto model = decode_checked(file->bytes());
-  return GraphImporter(model, directory_of(path), file, input_values).run();
+  return GraphImporter(model, directory_of(path), file, input_values, bind_dims).run();
 }
 
 OnnxSignature onnx_file_signature(const std::string& path) {

@@ -45,10 +45,13 @@ struct ImportedModel {
 // graph. InputValuesNeeded (an UNIMPLEMENTED error) names the graph inputs whose values the
 // import needs where a shape operand is computed from them (a Reshape's shape fed as an
 // input); INVALID_ARGUMENT for a value whose name is no graph input or whose type differs.
-ImportedModel import_onnx_file(const std::string& path, const NamedTensors& input_values = {});
+// With `bind_dims`, a shape computed from data in the model's graph (a Reshape's, an
+// Expand's, Tile's repeats, ConstantOfShape's input) is bound when the model runs instead
+// (bound_dims.h), which needs no input values.
+ImportedModel import_onnx_file(const std::string& path, const NamedTensors& input_values = {}, bool bind_dims = true);
 // A model image in memory; `base_dir` is where external data resolves ("" refuses it).
 ImportedModel import_onnx_bytes(const uint8_t* data, size_t size, const std::string& base_dir,
-                                const NamedTensors& input_values = {});
+                                const NamedTensors& input_values = {}, bool bind_dims = true);
 
 // What a model takes and gives as its file declares it, and its initializers: the signature
 // of a model compiled per set of input values, before any is given.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "onnx/bound_dims.h"
 #include "onnx/dtypes.h"
 #include "onnx/node_context.h"
 #include "onnx/size_limits.h"
@@ -51,7 +52,7 @@ KnownValue fill_value(NodeContext& c) {
 }
 
 void import_constant_of_shape(NodeContext& c) {
-  std::vector<Dim> shape = c.known_dims(0, "input");
+  std::vector<Dim> shape = input_dims(c, 0, "input", "constant_of_shape");
   KnownValue value = fill_value(c);
   bool all_static = true;
   std::vector<int64_t> static_shape;

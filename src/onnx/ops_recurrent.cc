@@ -1,5 +1,6 @@
-// Recurrent operators RNN, GRU and LSTM, unrolled over a static sequence length into our
-// matmuls and elementwise ops (we have no loop op to run them step by step). The input
+// Recurrent operators RNN, GRU and LSTM, as our matmuls and elementwise ops, one cell per
+// time step: unrolled at import over a short static sequence length, else (a symbolic or
+// long one) a while_loop per direction that runs the cell once an iteration. The input
 // projection X·Wᵀ (+ the biases) does not depend on the state, so it is one matmul over all
 // time steps and directions; each step then adds only H·Rᵀ and the gate activations.
 // Gate orders are ONNX's: GRU z, r, h; LSTM i, o, f, c; peepholes i, o, f.
@@ -13,15 +14,21 @@
 
 #include "base/checked_math.h"
 #include "onnx/dim_agreement.h"
+#include "onnx/loop_parts.h"
 #include "onnx/node_context.h"
+#include "onnx/size_limits.h"
+#include "onnx/value_table.h"
 
 namespace maxc::onnx {
 namespace {
 
-// The recurrence is unrolled at import, a cell of a few ops per step, and every step's output
-// stays alive until Y concatenates them: planning that many live buffers grows as the square
-// of the steps (1024 steps compile in half a second, 4096 in 7 s, 16384 in minutes). Longer
-// sequences wait for a recurrence that runs as a loop instead.
+// Unrolled, every step is a cell of a few ops and its output stays alive until Y
+// concatenates them: planning that many live buffers grows as the square of the steps (1024
+// steps compile in under a second, 4096 in 7 s). The loop form pays per iteration for the
+// predicate, the gather of the step's input and the write of Y's row (a scatter into the
+// whole [S, B, H] accumulator), so unrolled runs faster at every length up to this one
+// (LSTM, hidden 64, batch 1, one thread: 512 steps 10 ms unrolled vs 21 ms looped, 1024
+// steps 20 vs 72 ms); longer and symbolic sequences run as a loop.
 constexpr int64_t kMaxUnrolledSteps = 1024;
 
 enum Input : size_t { kX = 0, kW, kR, kB, kSeqLens, kInitialH, kInitialC, kP };
@@ -64,9 +71,16 @@ class RecurrentImport {
     std::vector<ValueId> projections = project_inputs();
     std::vector<ValueId> ys, hs, cs;
     for (int64_t d = 0; d < dirs_; ++d) {
-      Direction dir = direction_weights(d, projections[static_cast<size_t>(d)]);
-      run_direction(dir, d == 1 || direction_ == "reverse");
-      if (c_.wants_output(0)) ys.push_back(c_.op("stack", dir.outputs, {{"axis", int64_t{0}}}));  // [S, B, H]
+      ValueId projection = projections[static_cast<size_t>(d)];
+      const bool reverse = d == 1 || direction_ == "reverse";
+      Direction dir = direction_weights(d, projection);
+      if (unrolled()) {
+        run_direction(dir, reverse);
+        if (c_.wants_output(0)) ys.push_back(c_.op("stack", dir.outputs, {{"axis", int64_t{0}}}));  // [S, B, H]
+      } else {
+        ValueId y = run_loop(dir, projection, reverse);
+        if (c_.wants_output(0)) ys.push_back(y);
+      }
       hs.push_back(*dir.h);
       if (dir.c) cs.push_back(*dir.c);
     }
@@ -111,11 +125,8 @@ class RecurrentImport {
     if (hidden_ > kMaxElements / 8) c_.invalid("hidden_size ", hidden_, " is larger than any tensor can hold");
     if (static_dim(c_.type(kW).dims[0], "W's direction dim") != dirs_)
       c_.invalid("W has ", c_.type(kW).dims[0], " directions but direction \"", direction_, "\" needs ", dirs_);
-    seq_ = static_dim(c_.type(kX).dims[static_cast<size_t>(layout_)], "the sequence length");
-    if (seq_ <= 0) c_.unsupported("an empty sequence");
-    if (seq_ > kMaxUnrolledSteps)
-      c_.exhausted("a sequence of ", seq_, " steps (the recurrence is unrolled, one cell per step, at most ",
-                   kMaxUnrolledSteps, ")");
+    seq_ = c_.type(kX).dims[static_cast<size_t>(layout_)];
+    if (seq_.is_static() && seq_.static_value() <= 0) c_.unsupported("an empty sequence");
     clip_ = c_.attr("clip") ? std::optional<double>(c_.attr_float("clip", 0)) : std::nullopt;
     if (clip_ && *clip_ < 0) c_.invalid("clip must be >= 0, got ", *clip_);
     linear_before_reset_ = cell_ == Cell::kGru && c_.attr_int("linear_before_reset", 0) != 0;
@@ -161,9 +172,10 @@ class RecurrentImport {
     if (c_.rank(kSeqLens) != 1) c_.invalid("sequence_lens must have rank 1, got ", c_.rank(kSeqLens));
     const KnownValue* k = c_.known(kSeqLens);
     if (std::optional<std::vector<int64_t>> known = k ? k->static_ints() : std::nullopt) {
+      const std::optional<int64_t> s = static_seq();
       for (int64_t n : *known)
-        if (n < 0 || n > seq_) c_.invalid("sequence_lens holds ", n, "; lengths must be in [0, ", seq_, "]");
-      if (std::all_of(known->begin(), known->end(), [&](int64_t n) { return n == seq_; })) return;
+        if (n < 0 || (s && n > *s)) c_.invalid("sequence_lens holds ", n, "; lengths must be in [0, ", seq_, "]");
+      if (s && std::all_of(known->begin(), known->end(), [&](int64_t n) { return n == *s; })) return;
     }
     lens_ = c_.reshape(c_.cast(c_.input(kSeqLens), DType::kInt64), {c_.type(kSeqLens).dims[0], Dim(1)});
   }
@@ -177,7 +189,7 @@ class RecurrentImport {
   std::vector<ValueId> split(ValueId v, std::vector<int64_t> sizes, int64_t axis) {
     if (sizes.size() == 1) return {v};
     std::vector<Dim> d(sizes.begin(), sizes.end());
-    return c_.ops("split", {v}, {{"split_sizes", d}, {"axis", axis}});
+    return g().ops("split", {v}, {{"split_sizes", d}, {"axis", axis}});
   }
 
   // The slice of a [D, ...] operand for direction d, without the direction axis.
@@ -235,7 +247,8 @@ class RecurrentImport {
   Direction direction_weights(int64_t d, ValueId projection) {
     Direction dir;
     size_t di = static_cast<size_t>(d);
-    for (ValueId s : split(projection, std::vector<int64_t>(static_cast<size_t>(seq_), 1), 0)) {
+    for (ValueId s : unrolled() ? split(projection, std::vector<int64_t>(static_cast<size_t>(*static_seq()), 1), 0)
+                                : std::vector<ValueId>{}) {
       std::vector<Dim> sd = c_.type_of(s).dims;
       dir.steps.push_back(c_.reshape(s, {sd[1], sd[2]}));
     }
@@ -262,35 +275,35 @@ class RecurrentImport {
 
   // ---- the cells ----
 
-  ValueId add(ValueId a, std::optional<ValueId> b) { return b ? c_.op("add", {a, *b}) : a; }
-  ValueId mul(ValueId a, ValueId b) { return c_.op("mul", {a, b}); }
-  ValueId scalar(double v) { return c_.scalar(dt_, v); }
+  ValueId add(ValueId a, std::optional<ValueId> b) { return b ? g().op("add", {a, *b}) : a; }
+  ValueId mul(ValueId a, ValueId b) { return g().op("mul", {a, b}); }
+  ValueId scalar(double v) { return g().scalar(dt_, v); }
 
   ValueId activate(const Activation& a, ValueId x) {
-    if (clip_) x = c_.op("clamp", {x}, {{"min", -*clip_}, {"max", *clip_}});
+    if (clip_) x = g().op("clamp", {x}, {{"min", -*clip_}, {"max", *clip_}});
     const std::string& n = a.name;
-    if (n == "sigmoid") return c_.op("sigmoid", {x});
-    if (n == "tanh") return c_.op("tanh", {x});
-    if (n == "relu") return c_.op("relu", {x});
-    if (n == "affine") return c_.op("add", {mul(x, scalar(a.alpha)), scalar(a.beta)});
-    if (n == "scaledtanh") return mul(c_.op("tanh", {mul(x, scalar(a.beta))}), scalar(a.alpha));
+    if (n == "sigmoid") return g().op("sigmoid", {x});
+    if (n == "tanh") return g().op("tanh", {x});
+    if (n == "relu") return g().op("relu", {x});
+    if (n == "affine") return g().op("add", {mul(x, scalar(a.alpha)), scalar(a.beta)});
+    if (n == "scaledtanh") return mul(g().op("tanh", {mul(x, scalar(a.beta))}), scalar(a.alpha));
     if (n == "hardsigmoid")
-      return c_.op("clamp", {c_.op("add", {mul(x, scalar(a.alpha)), scalar(a.beta)})}, {{"min", 0.0}, {"max", 1.0}});
-    if (n == "softsign") return c_.op("div", {x, c_.op("add", {c_.op("abs", {x}), scalar(1)})});
-    if (n == "softplus") return c_.op("log1p", {c_.op("exp", {x})});
-    ValueId positive = c_.op("greater_equal", {x, scalar(0)});
-    if (n == "leakyrelu") return c_.op("where", {positive, x, mul(x, scalar(a.alpha))});
+      return g().op("clamp", {g().op("add", {mul(x, scalar(a.alpha)), scalar(a.beta)})}, {{"min", 0.0}, {"max", 1.0}});
+    if (n == "softsign") return g().op("div", {x, g().op("add", {g().op("abs", {x}), scalar(1)})});
+    if (n == "softplus") return g().op("log1p", {g().op("exp", {x})});
+    ValueId positive = g().op("greater_equal", {x, scalar(0)});
+    if (n == "leakyrelu") return g().op("where", {positive, x, mul(x, scalar(a.alpha))});
     if (n == "elu") {
-      ValueId neg = mul(c_.op("sub", {c_.op("exp", {x}), scalar(1)}), scalar(a.alpha));
-      return c_.op("where", {positive, x, neg});
+      ValueId neg = mul(g().op("sub", {g().op("exp", {x}), scalar(1)}), scalar(a.alpha));
+      return g().op("where", {positive, x, neg});
     }
     // thresholdedrelu
-    return c_.op("where", {c_.op("greater", {x, scalar(a.alpha)}), x, scalar(0)});
+    return g().op("where", {g().op("greater", {x, scalar(a.alpha)}), x, scalar(0)});
   }
 
   std::optional<ValueId> recurrent(const Direction& dir, ValueId rt) {
     if (!dir.h) return std::nullopt;
-    return c_.op("matmul", {*dir.h, rt});
+    return g().op("matmul", {*dir.h, rt});
   }
 
   // Ht = f(Xt·Wᵀ + Ht-1·Rᵀ + Wb + Rb)
@@ -315,63 +328,151 @@ class RecurrentImport {
       std::optional<ValueId> lin = hh ? std::optional<ValueId>(add(*hh, dir.rb_h)) : dir.rb_h;
       if (lin) reset = mul(r, *lin);
     } else if (dir.h) {
-      reset = c_.op("matmul", {mul(r, *dir.h), *dir.rt_h});
+      reset = g().op("matmul", {mul(r, *dir.h), *dir.rt_h});
     }
     ValueId candidate = activate(dir.acts[1], add(x[2], reset));
-    ValueId keep_new = mul(c_.op("sub", {scalar(1), z}), candidate);
-    dir.h = dir.h ? c_.op("add", {keep_new, mul(z, *dir.h)}) : keep_new;
+    ValueId keep_new = mul(g().op("sub", {scalar(1), z}), candidate);
+    dir.h = dir.h ? g().op("add", {keep_new, mul(z, *dir.h)}) : keep_new;
   }
 
   // i, f = f(.. + P ⊙ Ct-1); c~ = g(..); Ct = f ⊙ Ct-1 + i ⊙ c~; o = f(.. + Po ⊙ Ct);
   // Ht = o ⊙ h(Ct).
   void lstm_step(Direction& dir, ValueId xt) {
-    std::vector<ValueId> g = split(add(xt, recurrent(dir, dir.rt)), {hidden_, hidden_, hidden_, hidden_}, 1);
+    std::vector<ValueId> gate = split(add(xt, recurrent(dir, dir.rt)), {hidden_, hidden_, hidden_, hidden_}, 1);
     auto peephole = [&](const std::optional<ValueId>& p, const std::optional<ValueId>& state) -> std::optional<ValueId> {
       if (!p || !state) return std::nullopt;
       return mul(*p, *state);
     };
-    ValueId i = activate(dir.acts[0], add(g[0], peephole(dir.p_i, dir.c)));
-    ValueId f = activate(dir.acts[0], add(g[2], peephole(dir.p_f, dir.c)));
-    ValueId cand = activate(dir.acts[1], g[3]);
+    ValueId i = activate(dir.acts[0], add(gate[0], peephole(dir.p_i, dir.c)));
+    ValueId f = activate(dir.acts[0], add(gate[2], peephole(dir.p_f, dir.c)));
+    ValueId cand = activate(dir.acts[1], gate[3]);
     ValueId c = mul(i, cand);
-    if (dir.c) c = c_.op("add", {mul(f, *dir.c), c});
+    if (dir.c) c = g().op("add", {mul(f, *dir.c), c});
     dir.c = c;
-    ValueId o = activate(dir.acts[0], add(g[1], peephole(dir.p_o, dir.c)));
+    ValueId o = activate(dir.acts[0], add(gate[1], peephole(dir.p_o, dir.c)));
     dir.h = mul(o, activate(dir.acts[2], c));
   }
 
   // `updated` where the step is within the entry's sequence, else `kept` (zero when absent).
   ValueId within(ValueId mask, ValueId updated, std::optional<ValueId> kept) {
-    return c_.op("where", {mask, updated, kept ? *kept : scalar(0)});
+    return g().op("where", {mask, updated, kept ? *kept : scalar(0)});
   }
 
-  // Past an entry's length, step t keeps the state it started from (h, cell) and outputs 0.
-  void mask_step(Direction& dir, size_t t, std::optional<ValueId> h, std::optional<ValueId> cell) {
-    ValueId mask = c_.op("less", {c_.scalar(DType::kInt64, static_cast<double>(t)), *lens_});  // [B, 1]
-    dir.outputs[t] = within(mask, *dir.h, std::nullopt);
+  // Past an entry's length, the step at `time` (int64, rank 0) keeps the state it started
+  // from (h, cell); it returns the step's output, 0 there.
+  ValueId mask_step(Direction& dir, ValueId time, std::optional<ValueId> h, std::optional<ValueId> cell) {
+    ValueId mask = g().op("less", {time, *lens_});  // [B, 1]
+    ValueId out = within(mask, *dir.h, std::nullopt);
     dir.h = within(mask, *dir.h, h);
     if (dir.c) dir.c = within(mask, *dir.c, cell);
+    return out;
   }
 
   // An empty sequence ends in a zero state, not its initial one (as ONNX Runtime has it).
   void zero_empty(Direction& dir) {
-    ValueId ran = c_.op("greater", {*lens_, c_.scalar(DType::kInt64, 0)});
+    ValueId ran = g().op("greater", {*lens_, g().scalar(DType::kInt64, 0)});
     dir.h = within(ran, *dir.h, std::nullopt);
     if (dir.c) dir.c = within(ran, *dir.c, std::nullopt);
   }
 
+  // One time step of the cell on xt [B, G*H]; returns the step's output.
+  ValueId step(Direction& dir, ValueId xt, ValueId time) {
+    const std::optional<ValueId> h = dir.h, cell = dir.c;
+    if (cell_ == Cell::kRnn) rnn_step(dir, xt);
+    else if (cell_ == Cell::kGru) gru_step(dir, xt);
+    else lstm_step(dir, xt);
+    return lens_ ? mask_step(dir, time, h, cell) : *dir.h;
+  }
+
   void run_direction(Direction& dir, bool reverse) {
-    dir.outputs.assign(static_cast<size_t>(seq_), 0);
-    for (int64_t k = 0; k < seq_; ++k) {
-      size_t t = static_cast<size_t>(reverse ? seq_ - 1 - k : k);
-      const std::optional<ValueId> h = dir.h, cell = dir.c;
-      if (cell_ == Cell::kRnn) rnn_step(dir, dir.steps[t]);
-      else if (cell_ == Cell::kGru) gru_step(dir, dir.steps[t]);
-      else lstm_step(dir, dir.steps[t]);
-      dir.outputs[t] = *dir.h;
-      if (lens_) mask_step(dir, t, h, cell);
+    const int64_t n = *static_seq();
+    dir.outputs.assign(static_cast<size_t>(n), 0);
+    for (int64_t k = 0; k < n; ++k) {
+      size_t t = static_cast<size_t>(reverse ? n - 1 - k : k);
+      dir.outputs[t] = step(dir, dir.steps[t], g().scalar(DType::kInt64, static_cast<double>(t)));
     }
     if (lens_) zero_empty(dir);
+  }
+
+  // ---- the loop form ----
+
+  // The while_loop's body: a graph of its own that sees only its inputs, each an operand
+  // the loop passes (the outer graph's value it starts from).
+  struct Body {
+    Graph graph;
+    ValueTable values{graph};
+    std::vector<ValueId> operands;
+
+    explicit Body(std::string name) : graph(std::move(name)) {}
+    ValueId carry(NodeContext& outer, std::string name, ValueId start) {
+      operands.push_back(start);
+      return graph.add_input(std::move(name), outer.type_of(start));
+    }
+  };
+
+  // Y is one accumulator, allocated before the loop runs and written a row per step: its
+  // size is bounded here where the length is known, as a Loop's scan outputs are.
+  void check_y_size(const std::vector<Dim>& pd) {
+    if (!static_seq()) return;
+    std::vector<int64_t> dims = {*static_seq(), hidden_};
+    if (pd[1].is_static()) dims.push_back(pd[1].static_value());
+    bounded_elements(c_, dims, str_cat("Y over a sequence of ", *static_seq(), " steps (steps x hidden x batch)"),
+                     kMaxScanElements);
+  }
+
+  // The direction's recurrence as a while_loop over the time steps, carrying (iteration,
+  // steps, h, [c], [Y], projection, weights..., [lengths]); dir.h and dir.c become the
+  // final state. Returns Y [S, B, H] (when wanted).
+  ValueId run_loop(Direction& dir, ValueId projection, bool reverse) {
+    const std::vector<Dim> pd = c_.type_of(projection).dims;  // [S, B, G*H]
+    // A state the file leaves out is zero, which the loop carries as a tensor.
+    const ValueId zero_state = c_.op("broadcast_to", {scalar(0)}, {{"shape", std::vector<Dim>{pd[1], Dim(hidden_)}}});
+    Body body(str_cat(c_.node().name.empty() ? "recurrence" : c_.node().name, "_steps"));
+    NodeContext b(c_.node(), c_.index(), c_.opset(), body.values, body.graph);
+    Direction in = dir;  // the body's values
+    const ValueId k = body.carry(c_, "iteration", c_.scalar(DType::kInt64, 0));
+    const ValueId steps = body.carry(c_, "steps", count_value(c_, seq_));
+    const size_t at_h = body.operands.size();
+    in.h = body.carry(c_, "h", dir.h.value_or(zero_state));
+    if (cell_ == Cell::kLstm) in.c = body.carry(c_, "c", dir.c.value_or(zero_state));
+    const size_t at_y = body.operands.size();
+    const bool wants_y = c_.wants_output(0);
+    if (wants_y) check_y_size(pd);
+    const ValueId y = wants_y ? body.carry(c_, "y", zero_rows(c_, c_.type_of(zero_state), {seq_})) : 0;
+    const ValueId xs = body.carry(c_, "projection", projection);
+    in.rt = body.carry(c_, "rt", dir.rt);
+    auto carry_opt = [&](std::optional<ValueId>& v, const char* name) {
+      if (v) v = body.carry(c_, name, *v);
+    };
+    carry_opt(in.rt_zr, "rt_zr"), carry_opt(in.rt_h, "rt_h"), carry_opt(in.rb_h, "rb_h");
+    carry_opt(in.p_i, "p_i"), carry_opt(in.p_o, "p_o"), carry_opt(in.p_f, "p_f");
+    const std::optional<ValueId> outer_lens = lens_;
+    carry_opt(lens_, "lengths");
+
+    std::vector<ValueId> next;
+    for (const NamedValue& v : body.graph.inputs()) next.push_back(v.value);
+    g_ = &b;
+    const ValueId one = b.scalar(DType::kInt64, 1);
+    const ValueId time = reverse ? b.op("sub", {b.op("sub", {steps, one}), k}) : k;
+    const ValueId row = step(in, b.op("gather", {xs, time}, {{"axis", int64_t{0}}}), time);
+    next[0] = b.op("add", {k, one});
+    next[at_h] = carried_next(b, next[at_h], *in.h, "the hidden state");
+    if (in.c) next[at_h + 1] = carried_next(b, next[at_h + 1], *in.c, "the cell state");
+    if (wants_y) next[at_y] = write_row(b, y, row, b.reshape(time, {Dim(1)}));
+    g_ = &c_;
+    lens_ = outer_lens;
+
+    const GraphRef predicate = add_predicate(c_, body.graph, 0, 1, std::nullopt);
+    std::vector<NamedValue> outputs;
+    for (ValueId v : next) outputs.push_back({"", v});
+    body.graph.set_outputs(std::move(outputs));
+    const GraphRef body_ref{c_.graph().add_subgraph(std::move(body.graph))};
+    const std::vector<ValueId> out =
+        c_.ops("while_loop", body.operands, {{"predicate", predicate}, {"body", body_ref}});
+    dir.h = out[at_h];
+    if (cell_ == Cell::kLstm) dir.c = out[at_h + 1];
+    if (lens_) zero_empty(dir);
+    return wants_y ? out[at_y] : 0;
   }
 
   // Y [S, D, B, H], Y_h and Y_c [D, B, H]; layout 1 puts the batch first.
@@ -388,10 +489,19 @@ class RecurrentImport {
     if (cell_ == Cell::kLstm && c_.wants_output(2)) c_.set_output(2, final_state(cs));
   }
 
+  std::optional<int64_t> static_seq() const {
+    return seq_.is_static() ? std::optional<int64_t>(seq_.static_value()) : std::nullopt;
+  }
+  bool unrolled() const { return static_seq() && *static_seq() <= kMaxUnrolledSteps; }
+
+  NodeContext& g() { return *g_; }  // where the cells build: the node's graph or a loop body
+
   NodeContext& c_;
+  NodeContext* g_ = &c_;
   Cell cell_;
   std::string direction_;
-  int64_t dirs_ = 1, layout_ = 0, hidden_ = 0, seq_ = 0;
+  int64_t dirs_ = 1, layout_ = 0, hidden_ = 0;
+  Dim seq_{0};  // X's sequence length, [S, B, I] after layout
   DType dt_ = DType::kInvalid;
   std::optional<double> clip_;
   std::optional<ValueId> lens_;  // [B, 1] int64, when a sequence may end early

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "onnx/bound_dims.h"
 #include "onnx/dim_agreement.h"
 #include "onnx/node_context.h"
 #include "onnx/size_limits.h"
@@ -109,7 +110,44 @@ ValueId checked_count(NodeContext& c, ValueId x, const Dim& count) {
   return c.op("rebind", {flat}, {{"shape", std::vector<Dim>{count}}, {"message", std::move(message)}});
 }
 
+// Entry k of an int64 [n] tensor whose entries are `dims` (symbols read from the shapes).
+ValueId dims_tensor(NodeContext& c, std::vector<Dim> dims) {
+  const int64_t n = static_cast<int64_t>(dims.size());
+  return c.constant(KnownValue::from_dims(DType::kInt64, {n}, std::move(dims)));
+}
+
+ValueId equals(NodeContext& c, ValueId v, int64_t k) { return c.op("equal", {v, c.scalar(DType::kInt64, k)}); }
+
+// A shape computed at run time with its 0 entries (copy the input's dim, unless allowzero)
+// and its -1 (the element count over the other entries' product) resolved in the graph,
+// as ONNX Runtime resolves them, before bind_dims names the entries.
+ValueId resolved_shape(NodeContext& c) {
+  ValueId s = c.cast(c.input(1), DType::kInt64);
+  const size_t n = static_cast<size_t>(c.type(1).dims[0].static_value());
+  const std::vector<Dim>& in = c.type(0).dims;
+  if (c.attr_int("allowzero", 0) == 0) {
+    std::vector<Dim> copy(n, Dim(0));
+    for (size_t i = 0; i < std::min(n, in.size()); ++i) copy[i] = in[i];
+    s = c.op("where", {equals(c, s, 0), dims_tensor(c, copy), s});
+  }
+  const ValueId one = c.scalar(DType::kInt64, 1), minus_one = equals(c, s, -1);
+  std::vector<ValueId> others = {c.op("where", {minus_one, one, s})};
+  if (n > 1) others = c.ops("split", {others[0]}, {{"split_sizes", std::vector<Dim>(n, Dim(1))}, {"axis", int64_t{0}}});
+  ValueId product = others[0];
+  for (size_t i = 1; i < others.size(); ++i) product = c.op("mul", {product, others[i]});
+  product = c.op("where", {equals(c, product, 0), one, product});
+  // Exact in float64 for any count a tensor can have; a count the product does not divide
+  // fails the element-count check when the model runs.
+  const ValueId total = c.constant(KnownValue::from_dims(DType::kInt64, {1}, {c.type(0).num_elements()}));
+  ValueId rest = c.op("div", {c.cast(total, DType::kFloat64), c.cast(product, DType::kFloat64)});
+  return c.op("where", {minus_one, c.cast(rest, DType::kInt64), s});
+}
+
 void import_reshape(NodeContext& c) {
+  if (bindable(c, 1) && c.type(1).dims[0].static_value() > 0) {
+    std::vector<Dim> dims = bind_dims(c, resolved_shape(c), "reshape");
+    return c.set_output(0, c.reshape(checked_count(c, c.input(0), dims_product(dims)), dims));
+  }
   std::vector<Dim> shape = reshape_dims(c);
   const Dim total = c.type(0).num_elements();
   std::vector<Dim> resolved = resolve_minus_one(shape, total);
@@ -303,7 +341,33 @@ void import_split(NodeContext& c) {
 // ---- Expand, Tile ----
 
 // ONNX Expand broadcasts both ways: the result is broadcast(input shape, shape).
+//
+// A shape computed at run time has its 1 entries replaced by the input's dims in the graph
+// before bind_dims names them; the input's dims that are not a static 1 are asserted equal
+// to the bound ones when the model runs (a broadcast ONNX forbids fails there).
+void expand_to_bound_shape(NodeContext& c) {
+  const std::vector<Dim> in = c.type(0).dims;
+  const size_t n = static_cast<size_t>(c.type(1).dims[0].static_value());
+  const size_t rank = std::max(in.size(), n);
+  std::vector<Dim> aligned(n, Dim(1));  // the input's dim under each entry of the shape
+  for (size_t j = 0; j < n; ++j)
+    if (j + in.size() >= n) aligned[j] = in[j + in.size() - n];
+  ValueId s = c.cast(c.input(1), DType::kInt64);
+  s = c.op("where", {equals(c, s, 1), dims_tensor(c, aligned), s});
+  const std::vector<Dim> bound = bind_dims(c, s, "expand");
+  std::vector<Dim> out(rank), want = in;
+  for (size_t i = 0; i < rank; ++i) {
+    const bool has_in = i + in.size() >= rank, has_shape = i + n >= rank;
+    const Dim a = has_in ? in[i + in.size() - rank] : Dim(1);
+    out[i] = has_shape ? bound[i + n - rank] : a;
+    if (has_in && has_shape && !(a == Dim(1))) want[i + in.size() - rank] = out[i];
+  }
+  const ValueId x = assert_dims(c, c.input(0), want, "input 0");
+  c.set_output(0, c.op("broadcast_to", {x}, {{"shape", out}}));
+}
+
 void import_expand(NodeContext& c) {
+  if (bindable(c, 1)) return expand_to_bound_shape(c);
   std::vector<Dim> target = c.known_dims(1, "shape");
   std::vector<Dim> in = c.type(0).dims;
   size_t n = std::max(in.size(), target.size());
@@ -320,7 +384,7 @@ void import_expand(NodeContext& c) {
 }
 
 void import_tile(NodeContext& c) {
-  std::vector<Dim> repeats = c.known_dims(1, "repeats");
+  std::vector<Dim> repeats = input_dims(c, 1, "repeats", "tile");
   c.set_output(0, c.op("tile", {c.input(0)}, {{"repeats", repeats}}));
 }
 

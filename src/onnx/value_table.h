@@ -39,6 +39,13 @@ class ValueTable {
   // for the model to bind.
   NamedTensors used_weights() const;
 
+  // Whether dims computed from data are bound when the model runs (bound_dims.h) rather
+  // than asked for at import (InputValuesNeeded). Only the model's graph binds: a subgraph
+  // of ours (a cond or while_loop region) is planned whole with its op. A nested scope
+  // builds its enclosing one's graph, and binds as it does.
+  bool binds_dims() const { return enclosing_ ? enclosing_->binds_dims() : binds_dims_; }
+  void set_binds_dims(bool binds) { binds_dims_ = binds; }
+
  private:
   // The operand of `name` in this scope or an enclosing one; nullptr when none defines it.
   Operand* find(std::string_view name);
@@ -46,6 +53,7 @@ class ValueTable {
 
   Graph& graph_;
   ValueTable* enclosing_ = nullptr;
+  bool binds_dims_ = false;
   std::map<std::string, Operand, std::less<>> values_;
   std::map<std::string, Ref<Tensor>, std::less<>> initializers_;
 };

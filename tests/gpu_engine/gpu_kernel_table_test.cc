@@ -19,6 +19,7 @@ const std::set<std::string>& ops_without_a_gpu_kernel() {
   static const std::set<std::string> ops = {
       "constant", "constant_external",  // values, not kernels: the program binds them (compiler/flatten.cc)
       "call",                           // inlined by the compiler (compiler/flatten.cc)
+      "bind_dims",                      // becomes symbol sources, read by the engine (compiler/stages.cc)
   };
   return ops;
 }

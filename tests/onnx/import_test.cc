@@ -358,8 +358,18 @@ TEST(OnnxImport, RuntimeShapeOperandNeedsTheInputsItComesFrom) {
              node("Reshape", {"x", "u"}, {"y"})};
   const std::string bytes = model(g);
   auto import = [&](const NamedTensors& values) {
-    return import_onnx_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "", values);
+    return import_onnx_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "", values,
+                             /*bind_dims=*/false);
   };
+  {  // binding dims (the default), the shape's entries are symbols a bind_dims names
+    ImportedModel bound = import_onnx_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "");
+    size_t binds = 0;
+    for (const Op& op : bound.graph.ops()) binds += op.schema->name == "bind_dims";
+    EXPECT_EQ(binds, 1u);
+    const std::vector<Dim> dims = bound.graph.type(bound.graph.outputs()[0].value).dims;
+    ASSERT_EQ(dims.size(), 2u);
+    EXPECT_TRUE(dims[0].is_symbolic() && dims[1].is_symbolic());
+  }
   try {
     import({});
     FAIL() << "imported a Reshape whose shape is an input";

@@ -1,5 +1,6 @@
-// RNN, GRU and LSTM imported as unrolled graphs, against straightforward C++ references of
-// the ONNX formulas (sequence_lens included); and the cases the unrolling cannot express.
+// RNN, GRU and LSTM imported as unrolled graphs (a short static sequence) or as a
+// while_loop (a symbolic one), against straightforward C++ references of the ONNX formulas
+// (sequence_lens included); and the inputs ONNX forbids.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -165,13 +166,21 @@ std::pair<Vec, Vec> rnn_with_lengths(const Dims& d, const Vec& x, const Vec& w, 
   return {y, y_h};
 }
 
-// sequence_lens fed at run time: each step is masked per batch entry.
-void check_lengths(bool reverse) {
+size_t count_ops(const Graph& g, std::string_view name) {
+  size_t n = 0;
+  for (const Op& op : g.ops()) n += op.schema->name == name;
+  return n;
+}
+
+// sequence_lens fed at run time: each step is masked per batch entry. X's sequence length is
+// 4, or a symbol the loop form reads at run time.
+void check_lengths(bool reverse, bool symbolic = false) {
   const Dims d{4, 3, 2, 3};
   const int64_t S = 4, B = 3, I = 2, H = 3;
   Vec w = ramp(H * I, 0.2f, -0.5f), r = ramp(H * H, 0.15f, -0.4f), h0 = ramp(B * H, 0.1f, -0.2f);
   GraphSpec g;
-  g.inputs = {value_info("x", kFloat, {S, B, I}), value_info("lens", kInt32, {B})};
+  g.inputs = {value_info("x", kFloat, {symbolic ? DimSpec(std::string("seq")) : DimSpec(S), B, I}),
+              value_info("lens", kInt32, {B})};
   g.outputs = {value_info("y", kFloat, {}), value_info("y_h", kFloat, {})};
   g.initializers = {tensor_f32("w", {1, H, I}, w), tensor_f32("r", {1, H, H}, r), tensor_f32("h0", {1, B, H}, h0)};
   g.nodes = {node("RNN", {"x", "w", "r", "", "lens", "h0"}, {"y", "y_h"},
@@ -180,6 +189,7 @@ void check_lengths(bool reverse) {
   std::vector<int32_t> lens = {4, 2, 0};
   auto t = Tensor::create(Device::cpu(), DType::kInt32, {B});
   std::copy(lens.begin(), lens.end(), reinterpret_cast<int32_t*>(t->data()));
+  EXPECT_EQ(count_ops(import_string(model(g, 22)).graph, "while_loop"), symbolic ? 1u : 0u);
   auto out = run_model(model(g, 22), {f32_tensor({S, B, I}, x), t});
   auto [y, y_h] = rnn_with_lengths(d, x, w, r, h0, lens, reverse);
   expect_near(floats_of(out[0]), y);
@@ -190,7 +200,11 @@ TEST(OnnxRecurrent, RunTimeSequenceLensMasksEachStep) { check_lengths(false); }
 
 TEST(OnnxRecurrent, RunTimeSequenceLensStartsAReversePassAtEachLastStep) { check_lengths(true); }
 
-// ---- what cannot be unrolled ----
+TEST(OnnxRecurrent, ASymbolicSequenceLengthRunsAsALoopMaskedPerEntry) { check_lengths(false, true); }
+
+TEST(OnnxRecurrent, ASymbolicSequenceLengthRunsAReverseLoopFromEachLastStep) { check_lengths(true, true); }
+
+// ---- what ONNX forbids ----
 
 Error recurrent_error(const std::vector<DimSpec>& x_dims, std::optional<int64_t> known_len = std::nullopt) {
   GraphSpec g;
@@ -211,13 +225,6 @@ TEST(OnnxRecurrent, ASequenceLongerThanTheInputIsInvalid) {
   EXPECT_EQ(e.code(), Code::kInvalidArgument);
   EXPECT_NE(std::string(e.what()).find("node 0 'rnn0' (RNN)"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("sequence_lens holds 4"), std::string::npos) << e.what();
-}
-
-TEST(OnnxRecurrent, SymbolicSequenceLengthIsUnimplemented) {
-  Error e = recurrent_error({std::string("seq"), int64_t{1}, int64_t{2}});
-  EXPECT_EQ(e.code(), Code::kUnimplemented);
-  EXPECT_NE(std::string(e.what()).find("node 0 'rnn0' (RNN)"), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find("sequence length"), std::string::npos) << e.what();
 }
 
 }  // namespace

@@ -115,6 +115,7 @@ const std::map<std::string, Recipe, std::less<>>& recipes() {
                    return g.add_op("call", {g.add_input(prefix + "x", f32({2}))}, attrs);
                  }};
     r["nonzero"] = {{f32({"batch", 4})}, {{"out_dim", std::vector<Dim>{"nz"}}}};
+    r["bind_dims"] = {{TensorType{DType::kInt64, {3}, DeviceRef::cpu()}}, {{"out_dim", std::vector<Dim>{"d0", "d1", "d2"}}}};
     r["masked_scatter"] = {{f32({"batch", 4}), boolean({4}), f32({6})}, {{"out_dim", std::vector<Dim>{"n"}}}};
     r["rebind"] = {{f32({"batch", 4})}, {{"shape", std::vector<Dim>{"n", 4}}, {"message", std::string("n rows")}}};
     r["repeat_interleave"] = {{f32({2, 3})}, {{"repeats", int64_t{2}}, {"axis", int64_t{0}}}};

@@ -1,6 +1,7 @@
 """ONNX models whose graph depends on the values of some inputs (a Reshape's shape, Range's
 bounds, a reduction's axes fed as graph inputs): they load with their declared signature and
-are compiled per distinct set of those values when run, as ONNX Runtime runs them."""
+are compiled per distinct set of those values when run, as ONNX Runtime runs them. (A shape
+fed as an input, as the Reshape here, is bound at run time instead: test_onnx_bound_shapes.py.)"""
 import numpy as np
 import onnx
 import pytest
@@ -92,10 +93,22 @@ def test_reduction_axes_fed_as_an_input(tmp_path):
         np.testing.assert_allclose(got, x.sum(axis=axis), rtol=1e-5, atol=1e-6)
 
 
-def test_a_specializing_model_is_not_captured(reshape_model):
+def test_a_specializing_model_is_not_captured(tmp_path):
+    path = save(tmp_path, "reduce", [helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)],
+                [helper.make_tensor_value_info("x", F32, [2, 3]), helper.make_tensor_value_info("axes", I64, [1])],
+                [helper.make_tensor_value_info("y", F32, None)])
+    model = InferenceSession(num_threads=1).load(path)
+    with pytest.raises(_errors.MaxError, match="compiled per set") as e:
+        model.capture(0, np.ones((2, 3), np.float32), np.array([0], np.int64))
+    assert e.value.code == _errors.UNIMPLEMENTED
+
+
+def test_a_model_bound_by_a_shape_input_runs_in_stages_and_is_not_captured(reshape_model):
+    """A Reshape's shape fed as an input is bound when the model runs (bind_dims), so the
+    model runs in stages rather than compiling per value."""
     model = InferenceSession(num_threads=1).load(reshape_model)
     x, shape = np.ones((2, 6), np.float32), np.array([3, 4], np.int64)
-    with pytest.raises(_errors.MaxError, match="compiled per set") as e:
+    with pytest.raises(_errors.MaxError, match="runs in stages") as e:
         model.capture(0, x, shape)
     assert e.value.code == _errors.UNIMPLEMENTED
 

@@ -30,3 +30,16 @@ def test_nonzero_then_gather():
         mask = np.array(mask)
         (y,) = run(lambda v, m: ops.gather(v, ops.nonzero(m, "n").reshape(["n"]), axis=0), [x, mask])
         np.testing.assert_array_equal(y, x[mask])
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_bind_dims_names_the_entries_of_a_shape_computed_at_run_time(fuse):
+    """bind_dims(s + 1, [a, b]): the engine binds a and b to the computed entries once the
+    first stage has them, and plans the broadcast to [a, b] after it per binding (np.full)."""
+    def build(v, shape):
+        ops.bind_dims(shape + 1, ["a", "b"])
+        return ops.broadcast_to(v, ["a", "b"])
+
+    for s in ([2, 3], [0, 4], [1, 1]):
+        (y,) = run(build, [np.array(2.5, np.float32), np.array(s, np.int64)], fuse=fuse)
+        np.testing.assert_array_equal(y, np.full([d + 1 for d in s], 2.5, np.float32))

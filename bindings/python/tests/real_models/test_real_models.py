@@ -29,10 +29,7 @@ import real_corpus  # noqa: E402
 THREADS = 2
 
 # Model -> why max_c cannot run it yet (issue 27). Edit this list as the engine catches up.
-EXPECTED_FAILURES = {
-    "silero_vad_16k_sequence": ("LSTM over a symbolic sequence length: the importer unrolls "
-                                "recurrences, so the length must be static (UNIMPLEMENTED)"),
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 
 
 def _param(model):

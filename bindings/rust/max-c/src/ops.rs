@@ -471,6 +471,12 @@ impl<'g> Value<'g> {
     pub fn nonzero(&self, out_dim: impl Into<Dim>) -> Result<Value<'g>> {
         self.apply("nonzero", &[], Attrs::new().dims("out_dim", [out_dim.into()]))
     }
+    /// This int64 `[N]` shape itself, its entries named by the N symbols of `out_dim`, which
+    /// no input binds: the engine binds them when the shape is computed and plans what
+    /// follows (ops whose types use the symbols) for them.
+    pub fn bind_dims<D: Into<Dim>>(&self, out_dim: impl IntoIterator<Item = D>) -> Result<Value<'g>> {
+        self.apply("bind_dims", &[], Attrs::new().dims("out_dim", out_dim))
+    }
     /// This value with the positions where the bool `mask` (broadcast to this shape) holds
     /// filled, in row-major order, by the elements of `updates` (this dtype) taken in order
     /// (MAX's `masked_scatter(input, mask, updates, out_dim)`); `out_dim` names how many

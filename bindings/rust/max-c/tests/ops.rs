@@ -54,6 +54,7 @@ fn build_dense(g: &Graph) -> Result<()> {
     out.push(x.scatter(&g.constant(&[9.0f32, 8.0], &[2, 1])?, &cols, 1)?);
     out.push(x.scatter_nd(&g.constant(&[7.0f32; 4], &[1, 4])?, &g.constant(&[0i64], &[1, 1])?)?);
     out.extend([x.nonzero("nonzeros")?, x.masked_scatter(&nan, &y.flatten(0, 1)?, "masked")?]);
+    out.push(g.constant(&[2i64, 4], &[2])?.bind_dims(["rows", "cols"])?);
     let bits = x.bitcast(DType::Int32)?;
     out.extend([bits.bitwise_and(&bits)?, bits.bitwise_or(&bits)?, bits.bitwise_xor(&bits)?, bits.bitwise_not()?]);
     out.extend([g.concat(&[&x, &y], 0)?, g.stack(&[&x, &y], 0)?]);
