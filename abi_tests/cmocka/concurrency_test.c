@@ -11,12 +11,18 @@
  * workers only count failures and keep the first message; the main thread asserts.
  *
  * The ordinary ctest runs this suite; `bash scripts/test.sh tsan` runs it built with
- * ThreadSanitizer, where MAX_C_TEST_NUM_THREADS=1 gives every context a team of one (see
- * the tsan preset in CMakePresets.json for why). The models:
+ * ThreadSanitizer, where MAX_C_TEST_NUM_THREADS=3 gives every context a pool of three (see
+ * the tsan preset in CMakePresets.json). The models:
  *
  *   mlp:   y = softmax(relu(x @ w1 + b1) @ w2 + b2)      x: float32 [batch, 16]
  *   conv:  y = relu(conv2d(x, f, bias, padding 1))       x: float32 [1, 6, 6, 4] NHWC
  *   poly:  y = x * x + x, s = sum(x)                     x: float32 [64]
+ *   wide:  m = x @ x, y = m * m + m                       x: float32 [256, 256]
+ *
+ * The wide model is the one whose kernels are big enough to split over the context's pool
+ * (a sharded oneDNN matmul, a parallel elementwise loop): with MAX_C_TEST_NUM_THREADS of 2 or
+ * more, its callers share the pool's workers, which ThreadSanitizer sees (our pool is built
+ * with it; oneDNN runs one thread per call, so no OpenMP team hides a hand-off).
  */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers under strict C11 */
 
@@ -40,6 +46,7 @@
 #define CONV_F 8
 #define CONV_OUT (CONV_HW * CONV_HW * CONV_F)
 #define POLY_N 64
+#define WIDE 256
 #define MAX_RESULT CONV_OUT /* the largest output 0 of any model, in floats */
 
 typedef struct {
@@ -196,6 +203,18 @@ static max_graph_t* poly_graph(void) {
   outs[0] = op(g, "add", op(g, "mul", x, x, NULL, NULL), x, NULL, NULL);
   outs[1] = op(g, "sum", x, NULL, NULL, NULL);
   MUST(max_graph_set_outputs(g, outs, NULL, 2));
+  return g;
+}
+
+static max_graph_t* wide_graph(void) {
+  max_graph_t* g = NULL;
+  const max_dim_t x_dims[2] = {{WIDE, NULL}, {WIDE, NULL}};
+  max_value_t *x, *m, *y;
+  MUST(max_graph_create("wide", &g));
+  MUST(max_graph_add_input(g, "x", MAX_DTYPE_FLOAT32, x_dims, 2, MAX_DEVICE_REF_CPU, 0, &x));
+  m = op(g, "matmul", x, x, NULL, NULL);
+  y = op(g, "add", op(g, "mul", m, m, NULL, NULL), m, NULL, NULL);
+  MUST(max_graph_set_outputs(g, &y, NULL, 1));
   return g;
 }
 
@@ -425,6 +444,33 @@ static void* call_model(void* arg) {
   return NULL;
 }
 
+/* ---- the wide model: inputs and results too big for a job -------------------------------- */
+
+typedef struct {
+  verdict v;
+  max_model_t* model;
+  max_tensor_t* const* inputs;
+  const float* const* want; /* per input: the single-threaded result */
+  int num_inputs;
+  int calls;
+  int id;
+} wide_caller;
+
+static void* call_wide(void* arg) {
+  wide_caller* c = arg;
+  float* got = malloc(sizeof(float) * WIDE * WIDE);
+  int k;
+  t_worker = &c->v;
+  for (k = 0; k < c->calls; ++k) {
+    const int i = (c->id + k) % c->num_inputs;
+    if (!execute_once(&c->v, c->model, c->inputs[i], got, WIDE * WIDE)) continue;
+    if (memcmp(got, c->want[i], sizeof(float) * WIDE * WIDE) != 0)
+      failed(&c->v, "a wide result differs from the single-threaded one", "");
+  }
+  free(got);
+  return NULL;
+}
+
 static void expect_callers_clean(const caller* callers, int n) {
   const verdict* v[32];
   int i;
@@ -459,6 +505,55 @@ static int teardown(void** state) {
 }
 
 /* ---- the tests --------------------------------------------------------------------------- */
+
+/* 8 threads x 125 executes (1000 in all) of a model whose kernels split over the pool, each
+ * result byte for byte the one the main thread got alone, which is checked against C. */
+static void wide_model_many_callers(void** state) {
+  enum { THREADS = 8, INPUTS = 3, CALLS = 125 };
+  max_compiled_model_t* c = compile(g_context, wide_graph(), 1);
+  max_model_t* m = NULL;
+  max_tensor_t* inputs[INPUTS];
+  float* want[INPUTS];
+  float* x = malloc(sizeof(float) * WIDE * WIDE);
+  double* mm = malloc(sizeof(double) * WIDE * WIDE);
+  const int64_t dims[2] = {WIDE, WIDE};
+  wide_caller callers[THREADS];
+  const verdict* v[THREADS];
+  int i, r, col, p;
+  (void)state;
+  EXPECT_OK(max_model_create(c, NULL, NULL, 0, &m));
+  for (i = 0; i < INPUTS; ++i) {
+    verdict mine = {0};
+    fill(x, WIDE * WIDE, 400 + (uint32_t)i, 0.25f);
+    inputs[i] = f32(dims, 2, x);
+    want[i] = malloc(sizeof(float) * WIDE * WIDE);
+    assert_true(execute_once(&mine, m, inputs[i], want[i], WIDE * WIDE));
+    for (r = 0; r < WIDE; ++r)
+      for (col = 0; col < WIDE; ++col) {
+        double acc = 0;
+        for (p = 0; p < WIDE; ++p) acc += (double)x[r * WIDE + p] * x[p * WIDE + col];
+        mm[r * WIDE + col] = acc * acc + acc;
+      }
+    for (r = 0; r < WIDE * WIDE; ++r)
+      if (fabs(want[i][r] - mm[r]) > 1e-4 * (1 + fabs(mm[r])))
+        fail_msg("the wide model is off: element %d is %g, C says %g", r, want[i][r], mm[r]);
+  }
+  for (i = 0; i < THREADS; ++i) {
+    callers[i] = (wide_caller){.model = m, .inputs = inputs, .want = (const float* const*)want,
+                               .num_inputs = INPUTS, .calls = CALLS, .id = i};
+    v[i] = &callers[i].v;
+  }
+  run_threads(THREADS, call_wide, callers, sizeof callers[0]);
+  expect_no_failures(v, THREADS);
+  for (i = 0; i < INPUTS; ++i) {
+    max_tensor_release(inputs[i]);
+    free(want[i]);
+  }
+  free(x);
+  free(mm);
+  max_model_release(m);
+  max_compiled_model_release(c);
+}
 
 /* 8 threads x 40 executes of one model, each thread cycling through inputs of five batch
  * sizes while two plans are kept: plans are built, evicted and shared under the callers. */
@@ -1017,6 +1112,7 @@ static void tensors_and_dlpack_across_threads(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_model_many_callers),
+      cmocka_unit_test(wide_model_many_callers),
       cmocka_unit_test(several_models_at_once),
       cmocka_unit_test(reload_and_churn_during_execute),
       cmocka_unit_test(concurrent_reloads_all_apply),

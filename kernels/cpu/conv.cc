@@ -32,7 +32,7 @@ bool prefers_plain_filter(const Conv2dShape& s, const void* constant_filter, boo
 }  // namespace
 
 Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* constant_filter, bool packable_filter,
-               const ConvEpilogue& epilogue)
+               const ConvEpilogue& epilogue, int32_t threads)
     : s_(s), dtype_(dtype), has_bias_(has_bias), epilogue_(epilogue) {
   if (epilogue.any() && dtype != DType::kFloat32)
     fail(Code::kUnimplemented, "conv2d: a fused epilogue on ", dtype_label(dtype),
@@ -49,7 +49,8 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   }
   if (is_pointwise(s)) {
     const std::vector<int64_t> rows{s.batch * s.in_h * s.in_w, s.in_c}, filter{s.in_c, s.out_c};
-    matmul_ = std::make_unique<Matmul>(matmul_dims(rows, filter), dtype, MatmulEpilogue{Activation::kNone, has_bias, s.out_c});
+    matmul_ = std::make_unique<Matmul>(matmul_dims(rows, filter), dtype, MatmulEpilogue{Activation::kNone, has_bias, s.out_c},
+                                       /*may_pack_rhs=*/false, threads);
     path_ = Path::kMatmul;
     scratch_.add(matmul_->scratch_bytes());
     return;
@@ -66,7 +67,7 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
   try {
     const void* filter = is_half(dtype) ? nullptr : constant_filter;
     dnnl_ = std::make_unique<DnnlConv2d>(s, dnnl_data_type(dtype), has_bias, dtype == DType::kFloat32, filter,
-                                         prefers_plain_filter(s, filter, packable_filter), epilogue);
+                                         prefers_plain_filter(s, filter, packable_filter), epilogue, threads);
     path_ = Path::kDnnl;
     dnnl_at_ = scratch_.add(dnnl_->scratch_bytes());
     // The residual is summed in the destination, before the ReLU: only a post-op can.
@@ -83,7 +84,7 @@ Conv2d::Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* con
     }
   }
   dnnl_ = std::make_unique<DnnlConv2d>(s, dnnl::memory::data_type::f32, has_bias, true, nullptr,
-                                       prefers_plain_filter(s, nullptr, false));
+                                       prefers_plain_filter(s, nullptr, false), ConvEpilogue{}, threads);
   path_ = Path::kDnnlWidened;
   plan_widened();
   dnnl_at_ = scratch_.add(dnnl_->scratch_bytes());

@@ -24,8 +24,9 @@ class Conv2d {
   // pack_filter(), if filter_needs_packing() (a bound weight), rather than have each call
   // reorder it.
   // `epilogue` (float32 only) is applied by every path: as oneDNN post-ops where it can.
+  // `threads`: the pool's size, which oneDNN's share of the work is cut for.
   Conv2d(const Conv2dShape& s, DType dtype, bool has_bias, const void* constant_filter, bool packable_filter = false,
-         const ConvEpilogue& epilogue = {});
+         const ConvEpilogue& epilogue = {}, int32_t threads = 1);
 
   uint64_t scratch_bytes() const { return scratch_.size(); }
   // "onednn:<impl>", "onednn-f32:<impl>", "matmul/<matmul's>", "direct" or "empty".

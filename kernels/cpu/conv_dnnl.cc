@@ -7,12 +7,18 @@
 #include "base/error.h"
 #include "kernels/cpu/dnnl_engine.h"
 #include "kernels/cpu/dnnl_scratch.h"
+#include "kernels/cpu/parallel.h"
 
 namespace maxc::cpu {
 namespace {
 
 using dims = dnnl::memory::dims;
 using tag = dnnl::memory::format_tag;
+
+// A shard is worth a oneDNN call of its own from this many multiply-adds, and a convolution
+// has at most kShardsPerThread shards per thread (as for the matmul, matmul_dnnl.cc).
+constexpr int64_t kMinShardWork = int64_t{1} << 20;
+constexpr int64_t kShardsPerThread = 2;
 
 // The filter as oneDNN sees it, logically [G,] O, I, kH, kW, with the strides of its RSCF or
 // FCRS storage (F = G * O).
@@ -69,7 +75,8 @@ dnnl::post_ops post_ops_of(const ConvEpilogue& e, const dnnl::memory::desc& chan
 }
 
 DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool has_bias, bool allow_reference,
-                       const void* constant_filter, bool prefer_plain_filter, const ConvEpilogue& epilogue)
+                       const void* constant_filter, bool prefer_plain_filter, const ConvEpilogue& epilogue,
+                       int32_t threads)
     : has_bias_(has_bias), epilogue_(epilogue) {
   check_dnnl_params("conv2d groups", {s.groups}, 1);
   check_dnnl_tensor("conv2d input", {s.batch, s.in_c, s.in_h, s.in_w});
@@ -167,6 +174,9 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
       dst_pad_at_ = layout.add(dst_reorder_pad_.get_size());
       dst_at_ = layout.add(dst_.get_size());
     }
+    element_bytes_ = dnnl::memory::desc({1}, type, tag::a).get_size();
+    plan_shards(s, type, threads);
+    if (!shards_.empty()) shard_pads_at_ = layout.add(shard_pad_bytes_ * shards_.size());
     scratch_bytes_ = layout.size();
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kUnimplemented, "creating a oneDNN convolution", err);
@@ -199,7 +209,6 @@ void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* 
                      bool filter_packed, const float* scale, const float* shift, const float* residual) const {
   try {
     const dnnl::engine& engine = dnnl_engine();
-    dnnl::stream& stream = dnnl_stream();
     void* weights = const_cast<void*>(filter);
     if (packed_filter_) {
       weights = packed_filter_.get();
@@ -215,33 +224,128 @@ void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* 
               dnnl::memory(src_, engine, src), ScratchLayout::at<void>(scratch, src_pad_at_));
     }
     void* dst = dst_blocked_ ? ScratchLayout::at<void>(scratch, dst_at_) : out;
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnnl::memory(src_, engine, src)},
-        {DNNL_ARG_WEIGHTS, dnnl::memory(weights_, engine, weights)},
-        {DNNL_ARG_DST, dnnl::memory(dst_, engine, dst)},
-    };
-    if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_, engine, const_cast<void*>(bias)));
-    if (scratchpad_.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_, engine, scratch));
-    if (post_ops_ > 0) {
-      int index = 0;
-      for (const float* operand : {epilogue_.scale ? scale : nullptr, epilogue_.shift ? shift : nullptr}) {
-        if (!operand) continue;
-        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
-                     dnnl::memory(channel_desc_, engine, const_cast<float*>(operand)));
-        ++index;
-      }
-      if (epilogue_.residual && !residual_in_destination())
-        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
-                     dnnl::memory(user_dst_, engine, const_cast<float*>(residual)));
+    if (shards_.empty()) {
+      run_part(Part{src_, dst_, scratchpad_, primitive_}, user_dst_, src, weights, bias, dst, scratch, scale, shift,
+               residual);
+    } else {  // on the caller's layout (plan_shards): slices of x and out
+      auto* pads = ScratchLayout::at<char>(scratch, shard_pads_at_);
+      parallel_for(static_cast<int64_t>(shards_.size()), kMinWorkPerThread, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const Shard& sh = shards_[i];
+          const Part& p = parts_[sh.part];
+          run_part(p, p.dst, static_cast<const char*>(src) + sh.src_offset * element_bytes_, weights, bias,
+                   static_cast<char*>(dst) + sh.dst_offset * element_bytes_, pads + i * shard_pad_bytes_, scale,
+                   shift, residual ? residual + sh.dst_offset : nullptr);
+        }
+      });
     }
-    primitive_.execute(stream, args);
-    stream.wait();
     if (dst_blocked_)
       run_reorder(dst_reorder_, dst_reorder_pad_, dnnl::memory(dst_, engine, dst), dnnl::memory(user_dst_, engine, out),
               ScratchLayout::at<void>(scratch, dst_pad_at_));
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "running a oneDNN convolution (" + implementation_ + ")", err);
   }
+}
+
+void DnnlConv2d::run_part(const Part& p, const dnnl::memory::desc& residual_desc, const void* src,
+                          const void* weights, const void* bias, void* dst, void* scratchpad, const float* scale,
+                          const float* shift, const float* residual) const {
+  const dnnl::engine& engine = dnnl_engine();
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, dnnl::memory(p.src, engine, const_cast<void*>(src))},
+      {DNNL_ARG_WEIGHTS, dnnl::memory(weights_, engine, const_cast<void*>(weights))},
+      {DNNL_ARG_DST, dnnl::memory(p.dst, engine, dst)},
+  };
+  if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_, engine, const_cast<void*>(bias)));
+  if (p.scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine, scratchpad));
+  if (post_ops_ > 0) {
+    int index = 0;
+    for (const float* operand : {epilogue_.scale ? scale : nullptr, epilogue_.shift ? shift : nullptr}) {
+      if (!operand) continue;
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                   dnnl::memory(channel_desc_, engine, const_cast<float*>(operand)));
+      ++index;
+    }
+    if (epilogue_.residual && !residual_in_destination())
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                   dnnl::memory(residual_desc, engine, const_cast<float*>(residual)));
+  }
+  dnnl::stream& stream = dnnl_stream();
+  p.primitive.execute(stream, args);
+  stream.wait();
+}
+
+void DnnlConv2d::plan_shards(const Conv2dShape& s, dnnl::memory::data_type type, int32_t threads) {
+  if (threads <= 1 || src_blocked_ || dst_blocked_) return;
+  const int64_t work = s.out_elements() * (s.in_c / s.groups) * s.kernel_h * s.kernel_w;
+  const int64_t by_work = work / kMinShardWork, most = int64_t{threads} * kShardsPerThread;
+  const int64_t in_image = s.in_c * s.in_h * s.in_w, out_image = s.out_c * s.out_h * s.out_w;
+  std::vector<std::vector<int64_t>> keys;
+  try {
+    if (s.batch > 1) {  // slices of the batch
+      const int64_t want = std::min({most, s.batch, by_work});
+      if (want <= 1) return;
+      const int64_t per = (s.batch + want - 1) / want;
+      for (int64_t b0 = 0; b0 < s.batch; b0 += per)
+        shards_.push_back({part_for(s, type, std::min(per, s.batch - b0), s.out_h, s.in_h, s.pad_top, s.pad_bottom, &keys),
+                           b0 * in_image, b0 * out_image});
+    } else if (!s.channels_first) {  // slices of the output rows; NHWC rows are contiguous
+      const int64_t want = std::min({most, s.out_h, by_work});
+      if (want <= 1) return;
+      const int64_t per = (s.out_h + want - 1) / want, window = (s.kernel_h - 1) * s.dilation_h + 1;
+      for (int64_t h0 = 0; h0 < s.out_h; h0 += per) {
+        const int64_t h1 = std::min(s.out_h, h0 + per);
+        // The input rows the slice's windows cover, padding included, and those that exist.
+        const int64_t first = h0 * s.stride_h - s.pad_top, end = (h1 - 1) * s.stride_h - s.pad_top + window;
+        const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min(s.in_h, end);
+        if (in1 <= in0) throw Error(Code::kUnimplemented, "a slice of padding alone");
+        shards_.push_back({part_for(s, type, 1, h1 - h0, in1 - in0, in0 - first, end - in1, &keys),
+                           in0 * s.in_w * s.in_c, h0 * s.out_w * s.out_c});
+      }
+    }
+  } catch (const dnnl::error&) {
+    shards_.clear();
+  } catch (const Error&) {
+    shards_.clear();  // a slice has no kernel like the whole's: one call, as it was
+  }
+  if (shards_.size() <= 1) {
+    shards_.clear();
+    parts_.clear();
+    return;
+  }
+  uint64_t pad = 0;
+  for (const Part& p : parts_) pad = std::max<uint64_t>(pad, p.scratchpad.get_size());
+  shard_pad_bytes_ = (pad + ScratchLayout::kAlign - 1) / ScratchLayout::kAlign * ScratchLayout::kAlign;
+}
+
+size_t DnnlConv2d::part_for(const Conv2dShape& s, dnnl::memory::data_type type, int64_t images, int64_t out_rows,
+                            int64_t in_rows, int64_t top, int64_t bottom, std::vector<std::vector<int64_t>>* keys) {
+  std::vector<int64_t> key{images, out_rows, in_rows, top, bottom};
+  for (size_t i = 0; i < keys->size(); ++i)
+    if ((*keys)[i] == key) return i;
+  const tag activations = s.channels_first ? tag::nchw : tag::nhwc;
+  Part p;
+  p.src = dnnl::memory::desc({images, s.in_c, in_rows, s.in_w}, type, activations);
+  p.dst = dnnl::memory::desc({images, s.out_c, out_rows, s.out_w}, type, activations);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (post_ops_ > 0) attr.set_post_ops(post_ops_of(epilogue_, channel_desc_, p.dst));
+  const dims strides{s.stride_h, s.stride_w}, dilates{s.dilation_h - 1, s.dilation_w - 1};
+  const dims pad_l{top, s.pad_left}, pad_r{bottom, s.pad_right};
+  const auto kind = dnnl::prop_kind::forward_inference;
+  const auto algo = dnnl::algorithm::convolution_direct;
+  auto desc = has_bias_ ? dnnl::convolution_forward::desc(kind, algo, p.src, weights_, bias_, p.dst, strides, dilates,
+                                                          pad_l, pad_r)
+                        : dnnl::convolution_forward::desc(kind, algo, p.src, weights_, p.dst, strides, dilates, pad_l,
+                                                          pad_r);
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
+  if (pd.impl_info_str() != implementation_ || pd.src_desc() != p.src || pd.dst_desc() != p.dst)
+    throw Error(Code::kUnimplemented, "a slice's kernel differs from the whole's");
+  p.scratchpad = pd.scratchpad_desc();
+  p.primitive = dnnl::convolution_forward(pd);
+  parts_.push_back(std::move(p));
+  keys->push_back(std::move(key));
+  return parts_.size() - 1;
 }
 
 }  // namespace maxc::cpu

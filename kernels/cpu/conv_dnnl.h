@@ -20,8 +20,11 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
+
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/cpu/conv_shape.h"
 
@@ -35,7 +38,8 @@ class DnnlConv2d {
   // `epilogue` runs as oneDNN post-ops where the chosen kernel takes them
   // (epilogue_applied()); otherwise the caller applies it.
   DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool has_bias, bool allow_reference,
-             const void* constant_filter, bool prefer_plain_filter = false, const ConvEpilogue& epilogue = {});
+             const void* constant_filter, bool prefer_plain_filter = false, const ConvEpilogue& epilogue = {},
+             int32_t threads = 1);
 
   bool epilogue_applied() const { return post_ops_ > 0; }
   // run() expects the residual already in `out` (a sum post-op) rather than as an operand.
@@ -43,6 +47,7 @@ class DnnlConv2d {
 
   uint64_t scratch_bytes() const { return scratch_bytes_; }
   const std::string& implementation() const { return implementation_; }
+  size_t shards() const { return std::max<size_t>(shards_.size(), 1); }
 
   // Whether run() wants the filter in another layout than the one it is stored in; then
   // pack_filter() writes that layout (packed_filter_bytes() bytes) and run() reads it with
@@ -58,7 +63,29 @@ class DnnlConv2d {
            const float* scale = nullptr, const float* shift = nullptr, const float* residual = nullptr) const;
 
  private:
+  // A primitive for some shards, over their slice of the input and output.
+  struct Part {
+    dnnl::memory::desc src, dst, scratchpad;
+    dnnl::convolution_forward primitive;
+  };
+  // One shard: its part and where its slices start (elements).
+  struct Shard {
+    size_t part;
+    int64_t src_offset, dst_offset;
+  };
+
   void pack_constant_filter(const void* filter);
+  // Cuts the work into shards_ when it pays; leaves shards_ empty when it does not, or when a
+  // slice has no kernel like the whole's.
+  void plan_shards(const Conv2dShape& s, dnnl::memory::data_type type, int32_t threads);
+  // The part for a slice of `images` images and `out_rows` output rows, reading `in_rows`
+  // input rows with `top` and `bottom` padding; made on first use.
+  size_t part_for(const Conv2dShape& s, dnnl::memory::data_type type, int64_t images, int64_t out_rows,
+                  int64_t in_rows, int64_t top, int64_t bottom, std::vector<std::vector<int64_t>>* keys);
+  // Runs one primitive; `residual_desc` describes `residual` (when the epilogue reads one).
+  void run_part(const Part& p, const dnnl::memory::desc& residual_desc, const void* src, const void* weights,
+                const void* bias, void* dst, void* scratchpad, const float* scale, const float* shift,
+                const float* residual) const;
 
   dnnl::memory::desc src_, user_weights_, weights_, bias_, dst_, scratchpad_;
   dnnl::memory::desc user_src_, user_dst_;  // the caller's, when src_/dst_ are blocked
@@ -76,6 +103,10 @@ class DnnlConv2d {
   // result (offsets; pieces not needed are empty).
   uint64_t scratch_bytes_ = 0, reorder_pad_at_ = 0, filter_at_ = 0, src_at_ = 0, dst_at_ = 0;
   std::string implementation_;
+  std::vector<Part> parts_;
+  std::vector<Shard> shards_;
+  uint64_t shard_pad_bytes_ = 0, shard_pads_at_ = 0;
+  size_t element_bytes_ = 0;
 };
 
 }  // namespace maxc::cpu

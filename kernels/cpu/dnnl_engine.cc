@@ -1,5 +1,7 @@
 #include "kernels/cpu/dnnl_engine.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <type_traits>
 #include <unordered_map>
@@ -16,15 +18,26 @@ std::string dims_text(const dnnl::memory::dims& dims) {
   return out + "]";
 }
 
+// oneDNN (Debian's, built for OpenMP) sizes its work by the calling thread's OpenMP team,
+// both when a primitive is created (its partition) and when it runs. One thread, always: an
+// OpenMP team is exactly what stalls a step on a shared machine (thread_pool.h), and a call
+// from a pool worker would otherwise start a team of its own beside the pool. The kernels
+// that call oneDNN shard their work over the pool instead. Cheap when already one.
+void one_openmp_thread() {
+  if (omp_get_max_threads() != 1) omp_set_num_threads(1);
+}
+
 }  // namespace
 
 const dnnl::engine& dnnl_engine() {
+  one_openmp_thread();
   // Never destroyed: thread-local streams made from it may outlive static destructors.
   static const dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *engine;
 }
 
 dnnl::stream& dnnl_stream() {
+  one_openmp_thread();
   thread_local dnnl::stream stream(dnnl_engine());
   return stream;
 }

@@ -16,6 +16,8 @@
 
 namespace maxc::cpu {
 
+// Both also give the calling thread an OpenMP team of one, so that oneDNN creates and runs
+// every primitive on the calling thread alone (see dnnl_engine.cc).
 const dnnl::engine& dnnl_engine();
 
 // The calling thread's stream. CPU streams of the OpenMP runtime execute synchronously, so a

@@ -18,8 +18,8 @@ bool is_half(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
 
 }  // namespace
 
-Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool may_pack_rhs)
-    : d_(d), dtype_(dtype), e_(e) {
+Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool may_pack_rhs, int32_t threads)
+    : d_(d), dtype_(dtype), e_(e), threads_(threads) {
   if (!gemm_supports(dtype))
     fail(Code::kUnimplemented, "matmul: no CPU kernel for dtype ", dtype_label(dtype));
   if (dtype_is_integral(dtype) && e.activation != Activation::kNone && e.activation != Activation::kRelu)
@@ -42,7 +42,7 @@ Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool m
   }
   try {
     dnnl_ = std::make_unique<DnnlMatmul>(d, dnnl_data_type(dtype), e, /*allow_reference=*/dtype == DType::kFloat32,
-                                         may_pack_rhs);
+                                         may_pack_rhs, threads_);
     path_ = Path::kDnnl;
     pad_at_ = scratch_.add(dnnl_->scratchpad_bytes());
     return;
@@ -63,7 +63,8 @@ Matmul::Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool m
 // Half operands that oneDNN cannot take here: float32 copies of every operand in scratch.
 void Matmul::plan_widened() {
   path_ = Path::kDnnlWidened;
-  dnnl_ = std::make_unique<DnnlMatmul>(d_, dnnl::memory::data_type::f32, e_, /*allow_reference=*/true);
+  dnnl_ = std::make_unique<DnnlMatmul>(d_, dnnl::memory::data_type::f32, e_, /*allow_reference=*/true,
+                                       /*may_pack_rhs=*/false, threads_);
   lhs_at_ = scratch_.add(sizeof(float) * product(d_.lhs_batch) * d_.m * d_.k);
   rhs_at_ = scratch_.add(sizeof(float) * product(d_.rhs_batch) * d_.k * d_.n);
   bias_at_ = scratch_.add(e_.has_bias ? sizeof(float) * e_.bias_len : 0);

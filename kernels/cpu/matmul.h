@@ -20,7 +20,8 @@ class Matmul {
  public:
   // UNIMPLEMENTED when no kernel handles `dtype` (and, for integers, the activation).
   // `may_pack_rhs`: the rhs is a weight the caller can pack once (see rhs_packed()).
-  Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool may_pack_rhs = false);
+  // `threads`: the pool's size, which oneDNN's share of the work is cut for (DnnlMatmul).
+  Matmul(const MatmulDims& d, DType dtype, const MatmulEpilogue& e, bool may_pack_rhs = false, int32_t threads = 1);
 
   uint64_t scratch_bytes() const { return scratch_.size(); }
   // When rhs_packed(), run() reads the rhs as pack_rhs() wrote it (DnnlMatmul).
@@ -42,6 +43,7 @@ class Matmul {
   MatmulDims d_;
   DType dtype_;
   MatmulEpilogue e_;
+  int32_t threads_ = 1;
   Path path_ = Path::kGemm;
   std::unique_ptr<DnnlMatmul> dnnl_;
   ScratchLayout scratch_;

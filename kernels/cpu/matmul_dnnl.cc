@@ -1,13 +1,21 @@
 #include "kernels/cpu/matmul_dnnl.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
 #include "base/error.h"
 #include "kernels/cpu/dnnl_engine.h"
+#include "kernels/cpu/parallel.h"
 
 namespace maxc::cpu {
 namespace {
+
+// A shard is worth a oneDNN call of its own from this many multiply-adds, and a matmul has at
+// most kShardsPerThread shards per thread: more would cost efficiency in oneDNN's blocking
+// for little gain in balance.
+constexpr int64_t kMinShardWork = int64_t{1} << 20;
+constexpr int64_t kShardsPerThread = 2;
 
 dnnl::memory::dims with_matrix(const std::vector<int64_t>& batch, int64_t rows, int64_t cols) {
   dnnl::memory::dims dims(batch.begin(), batch.end());
@@ -25,6 +33,10 @@ dnnl::memory::desc transposed_desc(const MatmulDims& d, dnnl::memory::data_type 
   strides.push_back(1);
   strides.push_back(d.k);
   return dnnl::memory::desc(with_matrix(d.rhs_batch, d.k, d.n), type, strides);
+}
+
+size_t element_bytes(dnnl::memory::data_type type) {
+  return dnnl::memory::desc({1}, type, dnnl::memory::format_tag::a).get_size();
 }
 
 }  // namespace
@@ -46,60 +58,40 @@ bool dnnl_eltwise_of(Activation a, dnnl::algorithm* algorithm, float* alpha) {
   return false;
 }
 
-DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& given,
-                       bool allow_reference, bool may_pack_rhs)
-    : own_epilogue_(type == dnnl::memory::data_type::f32 &&
-                    (given.activation == Activation::kNone || given.activation == Activation::kRelu) &&
-                    (given.has_bias || given.activation == Activation::kRelu)),
-      epilogue_(given),
-      rows_(d.batch_count() * d.m),
-      cols_(d.n) {
-  // What oneDNN itself does: all of the epilogue, or none of it when we run it.
-  const MatmulEpilogue e = own_epilogue_ ? MatmulEpilogue{} : given;
-  has_bias_ = e.has_bias;
-  const size_t rank = d.out_batch.size() + 2;
-  if (rank > DNNL_MAX_NDIMS) fail(Code::kUnimplemented, "matmul with ", rank - 2, " batch dims after collapsing");
-  check_dnnl_tensor("matmul lhs", with_matrix(d.lhs_batch, d.m, d.k));
-  check_dnnl_tensor("matmul rhs", with_matrix(d.rhs_batch, d.k, d.n));
-  check_dnnl_tensor("matmul result", with_matrix(d.out_batch, d.m, d.n));
-  try {
-    src_ = dense_desc(with_matrix(d.lhs_batch, d.m, d.k), type);
-    user_weights_ = d.rhs_transposed ? transposed_desc(d, type) : dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
-    dst_ = dense_desc(with_matrix(d.out_batch, d.m, d.n), type);
-    if (e.has_bias) {
-      dnnl::memory::dims bias_dims(rank, 1);
-      bias_dims.back() = e.bias_len;
-      bias_ = dense_desc(bias_dims, type);
-    }
-    dnnl::matmul::primitive_desc pd;
-    if (may_pack_rhs) {
-      try {
-        pd = make_pd(dnnl::memory::desc(user_weights_.dims(), type, dnnl::memory::format_tag::any), e);
-      } catch (const dnnl::error&) {
-        // No kernel chooses its own rhs layout here: the plain one below.
-      }
-    }
-    if (!pd) pd = make_pd(user_weights_, e);
-    implementation_ = pd.impl_info_str();
-    if (!allow_reference && implementation_.find("ref") != std::string::npos)
-      fail(Code::kUnimplemented, "oneDNN has only its reference matmul (", implementation_, ") for this type here");
-    weights_ = pd.weights_desc();
-    if (weights_ != user_weights_) {
-      dnnl::primitive_attr attr;
-      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      dnnl::reorder::primitive_desc r(dnnl_engine(), user_weights_, dnnl_engine(), weights_, attr);
-      pack_scratchpad_ = r.scratchpad_desc();
-      pack_ = dnnl::reorder(r);
-    }
-    scratchpad_ = pd.scratchpad_desc();
-    scratchpad_bytes_ = scratchpad_.get_size();
-    primitive_ = dnnl::matmul(pd);
-  } catch (const dnnl::error& err) {
-    fail_dnnl(Code::kUnimplemented, "creating a oneDNN matmul", err);
+DnnlMatmul::Cut DnnlMatmul::cut_of(const MatmulDims& d, int32_t threads) {
+  Cut c;
+  const bool rhs_shared = std::all_of(d.rhs_batch.begin(), d.rhs_batch.end(), [](int64_t b) { return b == 1; });
+  if (rhs_shared) {  // [rows, K] @ [K, N], cut along the rows
+    c = Cut{1, 0, d.batch_count() * d.m, d.k, 0, d.n, 1};
+  } else if (d.lhs_batch == d.out_batch && d.rhs_batch == d.out_batch) {  // cut along the batch
+    c = Cut{1, 0, d.batch_count(), d.m * d.k, d.k * d.n, d.m * d.n, d.m};
+  } else {  // broadcast batches: one call
+    return Cut{1, 1, 1, 0, 0, 0, d.batch_count() * d.m};
   }
+  const int64_t work = d.batch_count() * d.m * d.n * std::max<int64_t>(d.k, 1);
+  const int64_t want =
+      threads <= 1 ? 1 : std::min({int64_t{threads} * kShardsPerThread, c.extent, work / kMinShardWork});
+  c.per = want <= 1 ? c.extent : (c.extent + want - 1) / want;
+  c.count = (c.extent + c.per - 1) / c.per;
+  return c;
 }
 
-dnnl::matmul::primitive_desc DnnlMatmul::make_pd(const dnnl::memory::desc& weights, const MatmulEpilogue& e) const {
+MatmulDims DnnlMatmul::shard_dims(const MatmulDims& d, int64_t units) const {
+  MatmulDims s;
+  s.k = d.k;
+  s.n = d.n;
+  s.rhs_transposed = d.rhs_transposed;
+  if (cut_.rhs_step == 0) {
+    s.m = units;
+  } else {
+    s.m = d.m;
+    s.out_batch = s.lhs_batch = s.rhs_batch = {units};
+  }
+  return s;
+}
+
+dnnl::matmul::primitive_desc DnnlMatmul::make_pd(const Part& p, const dnnl::memory::desc& weights,
+                                                 const MatmulEpilogue& e) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::algorithm algorithm;
@@ -110,40 +102,146 @@ dnnl::matmul::primitive_desc DnnlMatmul::make_pd(const dnnl::memory::desc& weigh
     attr.set_post_ops(ops);
   }
   if (e.has_bias)
-    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights, bias_, dst_), attr, dnnl_engine());
-  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_, weights, dst_), attr, dnnl_engine());
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(p.src, weights, p.bias, p.dst), attr, dnnl_engine());
+  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(p.src, weights, p.dst), attr, dnnl_engine());
+}
+
+DnnlMatmul::Part DnnlMatmul::make_part(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& e,
+                                       bool may_pack, const dnnl::memory::desc* weights) const {
+  Part p;
+  p.src = dense_desc(with_matrix(d.lhs_batch, d.m, d.k), type);
+  p.user_weights = d.rhs_transposed ? transposed_desc(d, type) : dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
+  p.dst = dense_desc(with_matrix(d.out_batch, d.m, d.n), type);
+  if (e.has_bias) {
+    dnnl::memory::dims bias_dims(d.out_batch.size() + 2, 1);
+    bias_dims.back() = e.bias_len;
+    p.bias = dense_desc(bias_dims, type);
+  }
+  dnnl::matmul::primitive_desc pd;
+  if (weights) {
+    pd = make_pd(p, *weights, e);
+  } else {
+    if (may_pack) {
+      try {
+        pd = make_pd(p, dnnl::memory::desc(p.user_weights.dims(), type, dnnl::memory::format_tag::any), e);
+      } catch (const dnnl::error&) {
+        // No kernel chooses its own rhs layout here: the plain one below.
+      }
+    }
+    if (!pd) pd = make_pd(p, p.user_weights, e);
+  }
+  p.implementation = pd.impl_info_str();
+  p.weights = pd.weights_desc();
+  p.scratchpad = pd.scratchpad_desc();
+  p.primitive = dnnl::matmul(pd);
+  return p;
+}
+
+DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& given,
+                       bool allow_reference, bool may_pack_rhs, int32_t threads)
+    : own_epilogue_(type == dnnl::memory::data_type::f32 &&
+                    (given.activation == Activation::kNone || given.activation == Activation::kRelu) &&
+                    (given.has_bias || given.activation == Activation::kRelu)),
+      epilogue_(given),
+      cols_(d.n) {
+  // What oneDNN itself does: all of the epilogue, or none of it when we run it.
+  const MatmulEpilogue e = own_epilogue_ ? MatmulEpilogue{} : given;
+  has_bias_ = e.has_bias;
+  const size_t rank = d.out_batch.size() + 2;
+  if (rank > DNNL_MAX_NDIMS) fail(Code::kUnimplemented, "matmul with ", rank - 2, " batch dims after collapsing");
+  check_dnnl_tensor("matmul lhs", with_matrix(d.lhs_batch, d.m, d.k));
+  check_dnnl_tensor("matmul rhs", with_matrix(d.rhs_batch, d.k, d.n));
+  check_dnnl_tensor("matmul result", with_matrix(d.out_batch, d.m, d.n));
+  cut_ = cut_of(d, threads);
+  shards_ = cut_.count;
+  const int64_t last_units = cut_.extent - (shards_ - 1) * cut_.per;
+  has_last_ = shards_ > 1 && last_units != cut_.per;
+  // Only a rows cut reads one rhs in every shard, so only it may pack the rhs.
+  const bool may_pack = may_pack_rhs && (shards_ == 1 || cut_.rhs_step == 0);
+  try {
+    element_bytes_ = element_bytes(type);
+    const MatmulDims full = shards_ > 1 ? shard_dims(d, cut_.per) : d;
+    auto make = [&](bool pack) {
+      full_ = make_part(full, type, e, pack, nullptr);
+      // A rows cut: the last shard reads the rhs the full ones read, in the layout they chose.
+      const dnnl::memory::desc* rhs = cut_.rhs_step == 0 ? &full_.weights : nullptr;
+      if (has_last_) last_ = make_part(shard_dims(d, last_units), type, e, false, rhs);
+    };
+    try {
+      make(may_pack);
+    } catch (const dnnl::error&) {
+      if (!may_pack) throw;
+      make(false);  // no kernel of the last shard reads the packed layout: both read it plain
+    }
+    implementation_ = full_.implementation;
+    for (const Part* p : {&full_, &last_})
+      if (!allow_reference && p->implementation.find("ref") != std::string::npos)
+        fail(Code::kUnimplemented, "oneDNN has only its reference matmul (", p->implementation, ") for this type here");
+    if (full_.weights != full_.user_weights) {
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::reorder::primitive_desc r(dnnl_engine(), full_.user_weights, dnnl_engine(), full_.weights, attr);
+      pack_scratchpad_ = r.scratchpad_desc();
+      pack_ = dnnl::reorder(r);
+    }
+    const uint64_t pad = std::max<uint64_t>(full_.scratchpad.get_size(), has_last_ ? last_.scratchpad.get_size() : 0);
+    shard_pad_bytes_ = (pad + 63) / 64 * 64;
+    scratchpad_bytes_ = shards_ > 1 ? shard_pad_bytes_ * shards_ : pad;
+  } catch (const dnnl::error& err) {
+    fail_dnnl(Code::kUnimplemented, "creating a oneDNN matmul", err);
+  }
 }
 
 void DnnlMatmul::pack_rhs(const void* rhs, void* packed) const {
   if (!pack_) fail(Code::kInternal, "packing the rhs of a matmul that reads it plain");
   std::vector<uint8_t> pad(pack_scratchpad_.get_size());
   try {
-    run_reorder(pack_, pack_scratchpad_, dnnl::memory(user_weights_, dnnl_engine(), const_cast<void*>(rhs)),
-                dnnl::memory(weights_, dnnl_engine(), packed), pad.data());
+    run_reorder(pack_, pack_scratchpad_, dnnl::memory(full_.user_weights, dnnl_engine(), const_cast<void*>(rhs)),
+                dnnl::memory(full_.weights, dnnl_engine(), packed), pad.data());
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "packing a matmul's rhs", err);
   }
 }
 
 void DnnlMatmul::run(const void* lhs, const void* rhs, const void* bias, void* out, void* scratchpad) const {
+  auto* l = static_cast<const char*>(lhs);
+  auto* r = static_cast<const char*>(rhs);
+  auto* o = static_cast<char*>(out);
+  auto* pad = static_cast<char*>(scratchpad);
+  if (shards_ == 1) return run_shard(0, l, r, bias, o, pad);
+  // One index per shard, each worth a thread of its own (cut_of).
+  parallel_for(shards_, kMinWorkPerThread, [&](int64_t begin, int64_t end) {
+    for (int64_t shard = begin; shard < end; ++shard) run_shard(shard, l, r, bias, o, pad);
+  });
+}
+
+void DnnlMatmul::run_shard(int64_t shard, const char* lhs, const char* rhs, const void* bias, char* out,
+                           char* scratch) const {
+  const Part& p = has_last_ && shard == shards_ - 1 ? last_ : full_;
+  const int64_t first = shard * cut_.per, units = std::min(cut_.per, cut_.extent - first);
+  lhs += first * cut_.lhs_step * static_cast<int64_t>(element_bytes_);
+  rhs += first * cut_.rhs_step * static_cast<int64_t>(element_bytes_);
+  out += first * cut_.out_step * static_cast<int64_t>(element_bytes_);
   try {
     const dnnl::engine& engine = dnnl_engine();
     std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnnl::memory(src_, engine, const_cast<void*>(lhs))},
-        {DNNL_ARG_WEIGHTS, dnnl::memory(weights_, engine, const_cast<void*>(rhs))},
-        {DNNL_ARG_DST, dnnl::memory(dst_, engine, out)},
+        {DNNL_ARG_SRC, dnnl::memory(p.src, engine, const_cast<char*>(lhs))},
+        {DNNL_ARG_WEIGHTS, dnnl::memory(p.weights, engine, const_cast<char*>(rhs))},
+        {DNNL_ARG_DST, dnnl::memory(p.dst, engine, out)},
     };
-    if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_, engine, const_cast<void*>(bias)));
-    if (scratchpad_bytes_ > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_, engine, scratchpad));
+    if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, engine, const_cast<void*>(bias)));
+    if (p.scratchpad.get_size() > 0)
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine, scratch + shard * shard_pad_bytes_));
     dnnl::stream& stream = dnnl_stream();
-    primitive_.execute(stream, args);
+    p.primitive.execute(stream, args);
     stream.wait();
-    if (own_epilogue_)
-      bias_relu_rows(static_cast<float*>(out), rows_, cols_, epilogue_.has_bias ? static_cast<const float*>(bias) : nullptr,
-                     epilogue_.bias_len, epilogue_.activation == Activation::kRelu);
   } catch (const dnnl::error& err) {
-    fail_dnnl(Code::kInternal, "running a oneDNN matmul (" + implementation_ + ")", err);
+    fail_dnnl(Code::kInternal, "running a oneDNN matmul (" + p.implementation + ")", err);
   }
+  if (own_epilogue_)
+    bias_relu_rows(reinterpret_cast<float*>(out), units * cut_.out_rows, cols_,
+                   epilogue_.has_bias ? static_cast<const float*>(bias) : nullptr, epilogue_.bias_len,
+                   epilogue_.activation == Activation::kRelu);
 }
 
 }  // namespace maxc::cpu

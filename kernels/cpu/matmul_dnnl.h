@@ -9,6 +9,12 @@
 // it once, where a plain rhs is copied into that layout by every call. At BERT's shapes
 // (128 x 768 x 3072, 128 x 3072 x 768, weights cold in cache as in a model) the packed
 // weight took 0.78-0.90x the plain one's time on a 2-core Zen 5.
+//
+// oneDNN runs each call on one thread (dnnl_engine.h); with `threads` > 1 the problem is cut
+// into shards that run on the pool (parallel_for): along the rows when the rhs is one matrix
+// for all (batches folded into rows), else along the batch when no operand is broadcast. A
+// few shards per thread, each worth a call of its own; at most two primitives (a full shard
+// and the last one), made here. A shard's scratchpad is its own slice of the call's scratch.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -29,7 +35,7 @@ class DnnlMatmul {
   // oneDNN picks the rhs layout (see above); rhs_packed() says whether it differs from the
   // plain one.
   DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& e, bool allow_reference,
-             bool may_pack_rhs = false);
+             bool may_pack_rhs = false, int32_t threads = 1);
 
   uint64_t scratchpad_bytes() const { return scratchpad_bytes_; }
   const std::string& implementation() const { return implementation_; }
@@ -37,23 +43,51 @@ class DnnlMatmul {
   // When rhs_packed(), run() reads an rhs that pack_rhs() wrote from the plain one:
   // packed_rhs_bytes() in the layout that rhs_layout() names.
   bool rhs_packed() const { return static_cast<bool>(pack_); }
-  uint64_t packed_rhs_bytes() const { return weights_.get_size(); }
-  std::string rhs_layout() const { return layout_key(weights_); }
+  uint64_t packed_rhs_bytes() const { return full_.weights.get_size(); }
+  std::string rhs_layout() const { return layout_key(full_.weights); }
+  int64_t shards() const { return shards_; }
   void pack_rhs(const void* rhs, void* packed) const;
 
   // `scratchpad` holds scratchpad_bytes(); bias is read only when the epilogue has one.
   void run(const void* lhs, const void* rhs, const void* bias, void* out, void* scratchpad) const;
 
  private:
-  dnnl::matmul::primitive_desc make_pd(const dnnl::memory::desc& weights, const MatmulEpilogue& e) const;
+  // One primitive and its descriptors: for a full shard, or for the last, shorter one.
+  struct Part {
+    dnnl::memory::desc src, weights, user_weights, bias, dst, scratchpad;
+    dnnl::matmul primitive;
+    std::string implementation;
+  };
+  // How the problem is cut: `count` shards of `per` units of the cut axis (the last gets
+  // what is left); one unit is `lhs_step`, `rhs_step` and `out_step` elements of each operand
+  // and `out_rows` rows of the result.
+  struct Cut {
+    int64_t count = 1, per = 0, extent = 0;
+    int64_t lhs_step = 0, rhs_step = 0, out_step = 0, out_rows = 0;
+  };
 
-  dnnl::memory::desc src_, weights_, user_weights_, bias_, dst_, scratchpad_, pack_scratchpad_;
-  dnnl::reorder pack_;  // user_weights_ -> weights_, when they differ
-  dnnl::matmul primitive_;
+  static Cut cut_of(const MatmulDims& d, int32_t threads);
+  static dnnl::matmul::primitive_desc make_pd(const Part& p, const dnnl::memory::desc& weights,
+                                              const MatmulEpilogue& e);
+  // The dims of a shard of `units` units of the cut axis.
+  MatmulDims shard_dims(const MatmulDims& d, int64_t units) const;
+  // `weights`: oneDNN's choice (format any) when null and may_pack, else that layout.
+  Part make_part(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& e, bool may_pack,
+                 const dnnl::memory::desc* weights) const;
+  void run_shard(int64_t shard, const char* lhs, const char* rhs, const void* bias, char* out, char* scratch) const;
+
+  Cut cut_;
+  int64_t shards_ = 1;
+  Part full_, last_;  // last_ only when the last shard is shorter (has_last_)
+  bool has_last_ = false;
+  dnnl::memory::desc pack_scratchpad_;
+  dnnl::reorder pack_;  // full_.user_weights -> full_.weights, when they differ
   bool has_bias_ = false;   // oneDNN adds the bias
   bool own_epilogue_ = false;  // we add the bias and apply relu after oneDNN (bias_relu_rows)
   MatmulEpilogue epilogue_;
-  int64_t rows_ = 0, cols_ = 0;  // of the whole result, batches folded into rows
+  int64_t cols_ = 0;
+  size_t element_bytes_ = 0;
+  uint64_t shard_pad_bytes_ = 0;  // one shard's scratchpad, 64-byte aligned
   uint64_t scratchpad_bytes_ = 0;
   std::string implementation_;
 };

@@ -1,42 +1,45 @@
-// The one thread team (DESIGN §5): OpenMP's, which oneDNN shares. The engine sizes it per
-// calling thread with omp_set_num_threads(context.num_threads) before a plan runs, so every
-// kernel splits its work with parallel_for and never starts threads of its own.
+// How every CPU kernel splits its work (DESIGN §5): parallel_for over the calling thread's
+// current pool (thread_pool.h), which the executor sets from the context for the duration of
+// a plan. Kernels never start threads of their own; oneDNN runs one thread per call (see
+// dnnl_engine.h) and the kernels that call it shard the work over the pool themselves.
 #pragma once
-
-#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cpu/thread_pool.h"
+
 namespace maxc::cpu {
 
-// Sizes the calling thread's team (an OpenMP per-thread setting), for our kernels and
-// oneDNN's alike; cheap when it already has that size.
-inline void size_team(int32_t threads) {
-  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
-}
-
-// Below this many scalar operations a parallel region costs more than it saves.
+// Below this many scalar operations per thread a parallel loop costs more than it saves.
 constexpr int64_t kMinWorkPerThread = 32 * 1024;
+// A chunk is at least this much work, and a loop has at most kChunksPerThread chunks per
+// thread: a few, so that a thread the OS runs late leaves its share to the others.
+constexpr int64_t kMinWorkPerChunk = 8 * 1024;
+constexpr int64_t kChunksPerThread = 4;
 
-// Calls fn(begin, end) over disjoint chunks covering [0, n). `cost` is the work of one index
-// in scalar operations; small jobs run on the calling thread.
+// Calls fn(begin, end) over disjoint chunks covering [0, n), on the calling thread and the
+// current pool's idle workers. `cost` is the work of one index in scalar operations; small
+// loops, loops inside a chunk and loops without a pool run on the calling thread. Chunk
+// boundaries depend on the thread count, so fn's results must not.
 template <typename Fn>
 void parallel_for(int64_t n, int64_t cost, Fn&& fn) {
   if (n <= 0) return;
-  const int64_t max_threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  const int64_t by_work = std::max<int64_t>(1, n * std::max<int64_t>(cost, 1) / kMinWorkPerThread);
-  const int64_t threads = std::min({max_threads, by_work, n});
-  if (threads <= 1) {
+  ThreadPool* pool = current_pool();
+  const int64_t threads = pool && !ThreadPool::in_chunk() ? pool->threads() : 1;
+  const int64_t work = n * std::max<int64_t>(cost, 1);
+  if (threads <= 1 || work < 2 * kMinWorkPerThread) {
     fn(int64_t{0}, n);
     return;
   }
-#pragma omp parallel num_threads(threads)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t begin = n * t / nt, end = n * (t + 1) / nt;
-    if (begin < end) fn(begin, end);
-  }
+  const int64_t chunks = std::min({n, threads * kChunksPerThread, std::max<int64_t>(2, work / kMinWorkPerChunk)});
+  const int64_t base = n / chunks, extra = n % chunks;  // the first `extra` chunks get one more
+  auto chunk = [&](int64_t c) {
+    const int64_t begin = c * base + std::min(c, extra);
+    fn(begin, begin + base + (c < extra ? 1 : 0));
+  };
+  pool->run(
+      chunks, [](void* context, int64_t c) { (*static_cast<decltype(chunk)*>(context))(c); }, &chunk);
 }
 
 }  // namespace maxc::cpu

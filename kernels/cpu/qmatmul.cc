@@ -1,7 +1,5 @@
 #include "kernels/cpu/qmatmul.h"
 
-#include <omp.h>
-
 #include <algorithm>
 
 #include "base/error.h"
@@ -49,7 +47,7 @@ void qmatmul(QuantEncoding e, const float* x, int64_t m, int64_t k, const uint8_
     for (int64_t i = begin; i < end; ++i)
       for (int64_t j = 0; j < n; ++j) y[i * n + j] = dot(blocks, w + j * w_row, act + i * x_row);
   };
-  if (n >= 4 * static_cast<int64_t>(omp_get_max_threads()) || m < n)
+  if (n >= 4 * static_cast<int64_t>(pool_threads()) || m < n)
     parallel_for(n, m * k, columns);
   else
     parallel_for(m, n * k, rows);

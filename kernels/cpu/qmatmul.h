@@ -14,7 +14,7 @@ namespace maxc::cpu {
 // Scratch qmatmul needs for m rows of k (the quantized activations).
 int64_t qmatmul_scratch_bytes(QuantEncoding e, int64_t m, int64_t k);
 
-// Runs on the OpenMP team: over n, or over m when there are few columns and many rows.
+// Runs on the current pool: over n, or over m when there are few columns and many rows.
 // `k` must be a multiple of the encoding's elements_per_block (0 gives y = 0).
 void qmatmul(QuantEncoding e, const float* x, int64_t m, int64_t k, const uint8_t* w, int64_t n, float* y,
              void* scratch, QuantIsa isa = QuantIsa::kAuto);

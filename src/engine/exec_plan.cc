@@ -6,7 +6,6 @@
 #include "driver/device.h"
 #include "engine/batch_loop.h"
 #include "engine/memory_plan.h"
-#include "kernels/cpu/parallel.h"
 
 namespace maxc {
 
@@ -352,10 +351,8 @@ class PlanBuilder {
 
 std::unique_ptr<ExecPlan> build_plan(const Program& p, const SymbolValues& symbols, int32_t num_threads,
                                      const Ref<Device>& device) {
-  // oneDNN fixes a primitive's thread partition when the primitive is created, from the
-  // calling thread's team size: lowering must see the team the plan will run on, or a
-  // one-thread session runs its convolutions on two.
-  cpu::size_team(num_threads);
+  // oneDNN primitives are created for one thread (dnnl_engine.h): kernels that use them
+  // split the work over the pool themselves, sized by num_threads.
   return PlanBuilder(p, symbols, num_threads, device).build();
 }
 

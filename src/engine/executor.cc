@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "base/log.h"
 #include "base/str_cat.h"
@@ -9,7 +10,7 @@
 #include "driver/device.h"
 #include "engine/launch_trace.h"
 #include "engine/run_limits.h"
-#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace maxc {
 
@@ -103,7 +104,8 @@ void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& arg
                   std::span<const Ref<Tensor>> outputs) {
   uint8_t* arena = workspace.arena.get();
   const cuda::CudaStream* stream = workspace.stream.get();
-  cpu::size_team(args.num_threads);
+  std::optional<cpu::PoolScope> pool;
+  if (args.pool) pool.emplace(args.pool);
   int32_t* error_words = plan.reports_errors ? workspace.error_words.get() : nullptr;
   if (error_words) plan.device->cuda()->fill_zero(error_words, plan.steps.size() * sizeof(int32_t), stream);
   std::vector<void*> in_ptrs, out_ptrs;

@@ -10,6 +10,7 @@
 #include "compiler/program.h"
 #include "driver/tensor.h"
 #include "engine/exec_plan.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace maxc {
 
@@ -20,6 +21,9 @@ struct ExecuteArgs {
   std::span<const void* const> constants;  // in the program's constant order
   std::span<const void* const> packed;     // by ExecPlan::prepacks slot
   int32_t num_threads = 1;
+  // The pool the plan's kernels run on (the context's), current on the calling thread while
+  // the plan runs; nullptr keeps the thread's current one (a region plan run by a step).
+  cpu::ThreadPool* pool = nullptr;
 };
 
 // Runs the plan and waits for it: the outputs are new tensors. Fails naming the op whose

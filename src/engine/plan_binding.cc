@@ -1,6 +1,7 @@
 #include "engine/plan_binding.h"
 
-#include "kernels/cpu/parallel.h"
+#include "engine/context.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace maxc {
 
@@ -12,13 +13,13 @@ PlanBinding::PlanBinding(Ref<CompiledModel> c, std::shared_ptr<ExecPlan> p, std:
   weight_addresses.assign(tensors.size(), nullptr);
   for (size_t i = 0; i < tensors.size(); ++i)
     if (plan->reads_weight[i]) weight_addresses[i] = tensors[i]->data();
-  cpu::size_team(compiled->context()->num_threads());  // packing runs on the team too
+  cpu::PoolScope pool(compiled->context()->pool());  // packing runs on the pool too
   packed = weights->packed_for(*plan);
 }
 
 ExecuteArgs PlanBinding::args(std::span<const void* const> inputs) const {
   return ExecuteArgs{inputs, weight_addresses, compiled->constant_addresses(), packed,
-                     compiled->context()->num_threads()};
+                     compiled->context()->num_threads(), compiled->context()->pool()};
 }
 
 }  // namespace maxc

@@ -4,7 +4,6 @@
 // the conversions a cast makes.
 #include <gtest/gtest.h>
 
-#include <omp.h>
 
 #include <bit>
 #include <cmath>
@@ -19,6 +18,7 @@
 #include "compiler/passes.h"
 #include "engine/lowering.h"
 #include "graph/graph.h"
+#include "kernels/cpu/thread_pool.h"
 #include "kernels/cpu/cast.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/half.h"
@@ -629,12 +629,10 @@ TEST(ElemProgram, ThreadsGiveTheSameResult) {
   ElemProgramSpec s = one_op(ElemCompute::kFloat32, ElemOp::kAdd, ins, dims, DType::kFloat32);
   s.steps.push_back({ElemOp::kTanh, {2}});
   s.outputs[0].value = 3;
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
   auto one = run(s, ins);
-  omp_set_num_threads(4);
+  cpu::ThreadPool pool(4);
+  cpu::PoolScope scope(&pool);
   auto four = run(s, ins);
-  omp_set_num_threads(saved);
   EXPECT_EQ(one[0].bytes, four[0].bytes);
 }
 

@@ -2,7 +2,6 @@
 // of their lowerings (engine/lower/reduction.cc), against naive reference loops in double.
 #include <gtest/gtest.h>
 
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/reduce.h"
 #include "kernels/cpu/scan.h"
+#include "kernels/cpu/thread_pool.h"
 #include "kernels/cpu/sort.h"
 
 #include "kernel_test_util.h"
@@ -352,8 +352,9 @@ TEST(ReductionLowering, TopKAsksForScratchPerThread) {
   EXPECT_EQ(idx, (std::vector<int64_t>{4, 3, 4, 3, 4, 3, 4, 3}));
 }
 
-TEST(ReductionLowering, LargeReductionsRunOnTheTeam) {
-  omp_set_num_threads(2);
+TEST(ReductionLowering, LargeReductionsRunOnThePool) {
+  cpu::ThreadPool pool(2);
+  cpu::PoolScope scope(&pool);
   const Split s{256, 1024, 1};
   const std::vector<float> x = random_floats(s.size(), 1);
   std::vector<float> y(256);

@@ -98,7 +98,8 @@ std::optional<Lowered> folded_conv_kernel(const LowerContext& ctx, const cpu::Co
   const Constant* shift = e.shift ? ctx.input_constant(at.shift) : nullptr;
   if (e.scale != (scale != nullptr) || e.shift != (shift != nullptr) || !(scale || shift)) return std::nullopt;
   const cpu::ConvEpilogue run{false, false, e.relu, e.residual};
-  auto conv = std::make_shared<const cpu::Conv2d>(s, DType::kFloat32, shift != nullptr, nullptr, true, run);
+  auto conv = std::make_shared<const cpu::Conv2d>(s, DType::kFloat32, shift != nullptr, nullptr, true, run,
+                                                  ctx.num_threads);
   if (!conv->filter_needs_packing()) return std::nullopt;
   std::vector<float> factors;
   if (scale) {
@@ -136,7 +137,7 @@ Lowered conv_kernel(const LowerContext& ctx, bool has_bias, const cpu::ConvEpilo
   const Constant* filter = ctx.input_constant(1);
   const bool packable = !filter && ctx.input_is_weight(1);
   auto conv = std::make_shared<const cpu::Conv2d>(s, dtype, has_bias, filter ? filter->data.get() : nullptr,
-                                                  packable, e);
+                                                  packable, e, ctx.num_threads);
   const bool packed = packable && conv->filter_needs_packing();
   Lowered lowered{[conv, has_bias, packed, e, at](const KernelArgs& a) {
                     auto operand = [&](bool present, size_t i) {

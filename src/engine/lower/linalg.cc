@@ -72,7 +72,7 @@ Lowered matmul_kernel(const LowerContext& ctx, const cpu::MatmulEpilogue& e, boo
   cpu::MatmulDims d = cpu::matmul_dims(lhs.dims, rhs_dims);
   d.rhs_transposed = rhs_transposed;
   const bool packable = ctx.input_is_weight(1) && rhs.rank() == 2;
-  auto mm = std::make_shared<const cpu::Matmul>(d, lhs.dtype, e, packable);
+  auto mm = std::make_shared<const cpu::Matmul>(d, lhs.dtype, e, packable, ctx.num_threads);
   const bool bias = e.has_bias;
   Lowered lowered{[mm, bias](const KernelArgs& a) {
                     mm->run(a.inputs[0], a.inputs[1], bias ? a.inputs[2] : nullptr, a.outputs[0], a.scratch);

@@ -1,0 +1,152 @@
+// oneDNN's matmul and convolution cut into shards over the pool (matmul_dnnl.h, conv_dnnl.h):
+// the same results (within float32 rounding of a reference in double) at 1, 2, 3 and 8
+// threads, with the shapes that give a short last shard, padded first and last row slices,
+// batch slices and fused epilogues.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/conv_dnnl.h"
+#include "kernels/cpu/dnnl_engine.h"
+#include "kernels/cpu/matmul_dnnl.h"
+#include "kernels/cpu/thread_pool.h"
+#include "kernel_test_util.h"
+
+namespace maxc::cpu {
+namespace {
+
+using kernel_test::AlignedScratch;
+using kernel_test::random_floats;
+
+constexpr int32_t kThreadCounts[] = {1, 2, 3, 8};
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& want, double tol, const char* what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i]))) << what << " at " << i;
+}
+
+// lhs [B, M, K] @ rhs ([B or 1], K, N) + bias[N], in double.
+std::vector<double> reference_matmul(const MatmulDims& d, const std::vector<float>& lhs, const std::vector<float>& rhs,
+                                     const std::vector<float>& bias, bool relu) {
+  const int64_t batches = d.batch_count();
+  const bool rhs_batched = !d.rhs_batch.empty() && d.rhs_batch[0] != 1;
+  std::vector<double> out(batches * d.m * d.n);
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < d.n; ++j) {
+        double acc = bias.empty() ? 0 : bias[j];
+        for (int64_t p = 0; p < d.k; ++p)
+          acc += double(lhs[(b * d.m + i) * d.k + p]) * rhs[(rhs_batched ? b * d.k * d.n : 0) + p * d.n + j];
+        out[(b * d.m + i) * d.n + j] = relu ? std::max(acc, 0.0) : acc;
+      }
+  return out;
+}
+
+void check_matmul(const MatmulDims& d, bool bias, bool relu) {
+  const std::vector<float> lhs = random_floats(d.batch_count() * d.m * d.k, 1);
+  const std::vector<float> rhs = random_floats((d.rhs_batch.empty() ? 1 : d.rhs_batch[0]) * d.k * d.n, 2);
+  const std::vector<float> b = bias ? random_floats(d.n, 3) : std::vector<float>{};
+  const std::vector<double> want = reference_matmul(d, lhs, rhs, b, relu);
+  const MatmulEpilogue e{relu ? Activation::kRelu : Activation::kNone, bias, bias ? d.n : 0};
+  for (int32_t threads : kThreadCounts) {
+    SCOPED_TRACE(testing::Message() << "threads " << threads);
+    DnnlMatmul mm(d, dnnl::memory::data_type::f32, e, /*allow_reference=*/true, /*may_pack_rhs=*/false, threads);
+    if (threads > 1) EXPECT_GT(mm.shards(), 1);
+    ThreadPool pool(threads);
+    PoolScope scope(&pool);
+    AlignedScratch scratch(mm.scratchpad_bytes());
+    std::vector<float> out(want.size());
+    mm.run(lhs.data(), rhs.data(), bias ? b.data() : nullptr, out.data(), scratch.get());
+    expect_close(out, want, 1e-4, "matmul");
+  }
+}
+
+TEST(DnnlShards, MatmulRowsWithAShortLastShard) {
+  MatmulDims d;
+  d.m = 257, d.k = 96, d.n = 130;
+  check_matmul(d, /*bias=*/true, /*relu=*/true);
+}
+
+TEST(DnnlShards, MatmulRowsAcrossABroadcastRhs) {
+  MatmulDims d;
+  d.out_batch = d.lhs_batch = {3};
+  d.rhs_batch = {1};
+  d.m = 70, d.k = 64, d.n = 200;
+  check_matmul(d, /*bias=*/false, /*relu=*/false);
+}
+
+TEST(DnnlShards, MatmulBatches) {
+  MatmulDims d;
+  d.out_batch = d.lhs_batch = d.rhs_batch = {7};
+  d.m = 64, d.k = 64, d.n = 96;
+  check_matmul(d, /*bias=*/true, /*relu=*/false);
+}
+
+// NHWC x, RSCF filter, in double, with out = relu(conv + bias) when asked.
+std::vector<double> reference_conv(const Conv2dShape& s, const std::vector<float>& x, const std::vector<float>& w,
+                                   const std::vector<float>& bias) {
+  std::vector<double> out(s.out_elements());
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t oh = 0; oh < s.out_h; ++oh)
+      for (int64_t ow = 0; ow < s.out_w; ++ow)
+        for (int64_t f = 0; f < s.out_c; ++f) {
+          double acc = bias.empty() ? 0 : bias[f];
+          for (int64_t kh = 0; kh < s.kernel_h; ++kh)
+            for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
+              const int64_t ih = oh * s.stride_h - s.pad_top + kh * s.dilation_h;
+              const int64_t iw = ow * s.stride_w - s.pad_left + kw * s.dilation_w;
+              if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
+              for (int64_t c = 0; c < s.in_c; ++c)
+                acc += double(x[((n * s.in_h + ih) * s.in_w + iw) * s.in_c + c]) *
+                       w[((kh * s.kernel_w + kw) * s.in_c + c) * s.out_c + f];
+            }
+          out[((n * s.out_h + oh) * s.out_w + ow) * s.out_c + f] = acc;
+        }
+  return out;
+}
+
+void check_conv(const Conv2dShape& s) {
+  const std::vector<float> x = random_floats(s.in_elements(), 4), w = random_floats(s.filter_elements(), 5, 0.5f);
+  const std::vector<float> bias = random_floats(s.out_c, 6);
+  const std::vector<double> want = reference_conv(s, x, w, bias);
+  for (int32_t threads : kThreadCounts) {
+    SCOPED_TRACE(testing::Message() << "threads " << threads);
+    DnnlConv2d conv(s, dnnl::memory::data_type::f32, /*has_bias=*/true, /*allow_reference=*/true, w.data(),
+                    /*prefer_plain_filter=*/false, ConvEpilogue{}, threads);
+    if (threads > 1) EXPECT_GT(conv.shards(), 1u) << conv.implementation();
+    ThreadPool pool(threads);
+    PoolScope scope(&pool);
+    AlignedScratch scratch(conv.scratch_bytes());
+    std::vector<float> out(want.size());
+    conv.run(x.data(), w.data(), bias.data(), out.data(), scratch.get());
+    expect_close(out, want, 1e-4, "conv");
+  }
+}
+
+TEST(DnnlShards, ConvRowsOfOneImageWithPadding) {
+  Conv2dShape s;
+  s.batch = 1, s.in_h = 37, s.in_w = 29, s.in_c = 16, s.kernel_h = 3, s.kernel_w = 3, s.out_c = 32;
+  s.pad_top = 1, s.pad_bottom = 1, s.pad_left = 1, s.pad_right = 1;
+  s.out_h = 37, s.out_w = 29;
+  check_conv(s);
+}
+
+TEST(DnnlShards, ConvRowsWithStrideAndUnevenPads) {
+  Conv2dShape s;
+  s.batch = 1, s.in_h = 64, s.in_w = 48, s.in_c = 8, s.kernel_h = 5, s.kernel_w = 3, s.out_c = 24;
+  s.stride_h = 2, s.stride_w = 2, s.pad_top = 2, s.pad_bottom = 1, s.pad_left = 1, s.pad_right = 0;
+  s.out_h = (64 + 3 - 5) / 2 + 1, s.out_w = (48 + 1 - 3) / 2 + 1;
+  check_conv(s);
+}
+
+TEST(DnnlShards, ConvBatches) {
+  Conv2dShape s;
+  s.batch = 5, s.in_h = 20, s.in_w = 20, s.in_c = 16, s.kernel_h = 3, s.kernel_w = 3, s.out_c = 16;
+  s.out_h = 18, s.out_w = 18;
+  check_conv(s);
+}
+
+}  // namespace
+}  // namespace maxc::cpu
