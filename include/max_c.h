@@ -347,7 +347,10 @@ typedef struct max_context_options_t {
    * context retains them. */
   max_device_t* const* devices;
   size_t num_devices;
-  /* Threads of the context's team; 0 means one per available core. */
+  /* Threads of the context's pool, the calling thread included (num_threads - 1 workers),
+   * shared by every execute on the context; 0 means the MAX_C_NUM_THREADS environment
+   * variable when set (INVALID_ARGUMENT at create when it is not a count), else one per
+   * available core. */
   int32_t num_threads;
   /* The process-wide log level to set when the context is created, or -1 to leave it. */
   max_log_level_t log_level;
