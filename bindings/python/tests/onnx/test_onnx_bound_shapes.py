@@ -123,7 +123,12 @@ def test_the_model_compiles_once_and_plans_per_distinct_shape(tmp_path):
     """The debug log prints the program each compile makes and each plan: one compile for
     five runs, and a plan of the stage after the shape per distinct shape (three; [-1, 2, 3]
     resolves to [4, 2, 3]), where the specializer compiled the model per shape."""
-    env = dict(os.environ, MAX_C_LOG_LEVEL="debug", MAX_C_LIBRARY=os.path.realpath(max_c.library_path))
+    # The child imports max_c as this process did (conftest puts the binding on sys.path, not
+    # on PYTHONPATH).
+    binding = os.path.dirname(os.path.dirname(os.path.abspath(max_c.__file__)))
+    path = os.pathsep.join(p for p in (binding, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, MAX_C_LOG_LEVEL="debug", MAX_C_LIBRARY=os.path.realpath(max_c.library_path),
+               PYTHONPATH=path)
     proc = subprocess.run([sys.executable, "-c", _RUN_SCRIPT, reshape_by_computed_shape(tmp_path)], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
