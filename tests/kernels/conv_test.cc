@@ -16,12 +16,14 @@
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/pool.h"
 
+#include "conv_reference.h"
 #include "kernel_test_util.h"
 
 namespace maxc {
 namespace {
 
 using kernel_test::AlignedScratch;
+using kernel_test::conv_reference;
 
 std::vector<float> random_floats(int64_t n, uint32_t seed) { return kernel_test::random_floats(n, seed, 1.f); }
 
@@ -40,29 +42,6 @@ cpu::Conv2dShape shape(int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh, i
   return s;
 }
 
-// NHWC x, RSCF filter, NHWC out.
-std::vector<double> conv_ref(const cpu::Conv2dShape& s, const std::vector<float>& x, const std::vector<float>& f,
-                             const std::vector<float>& bias) {
-  const int64_t cg = s.in_c / s.groups, fg = s.out_c / s.groups;
-  std::vector<double> out(static_cast<size_t>(s.out_elements()));
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t oh = 0; oh < s.out_h; ++oh)
-      for (int64_t ow = 0; ow < s.out_w; ++ow)
-        for (int64_t o = 0; o < s.out_c; ++o) {
-          double acc = bias.empty() ? 0 : bias[o];
-          for (int64_t r = 0; r < s.kernel_h; ++r)
-            for (int64_t q = 0; q < s.kernel_w; ++q) {
-              const int64_t ih = oh * s.stride_h - s.pad_top + r * s.dilation_h;
-              const int64_t iw = ow * s.stride_w - s.pad_left + q * s.dilation_w;
-              if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
-              for (int64_t c = 0; c < cg; ++c)
-                acc += x[((n * s.in_h + ih) * s.in_w + iw) * s.in_c + o / fg * cg + c] *
-                       f[((r * s.kernel_w + q) * cg + c) * s.out_c + o];
-            }
-          out[((n * s.out_h + oh) * s.out_w + ow) * s.out_c + o] = acc;
-        }
-  return out;
-}
 
 void expect_near_all(const std::vector<float>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
@@ -87,10 +66,10 @@ TEST_P(ConvF32, OneDnnMatchesReference) {
   const cpu::Conv2d conv(s, DType::kFloat32, true, nullptr);
   // oneDNN's convolution, or for a pointwise one its matmul.
   EXPECT_NE(conv.implementation().find("onednn:"), std::string::npos) << conv.implementation();
-  expect_near_all(run_conv(conv, s, x, f, bias), conv_ref(s, x, f, bias), 1e-5);
+  expect_near_all(run_conv(conv, s, x, f, bias), conv_reference(s, x, f, bias), 1e-5);
   // The same with the filter packed once, as for a constant.
   const cpu::Conv2d packed(s, DType::kFloat32, true, f.data());
-  expect_near_all(run_conv(packed, s, x, f, bias), conv_ref(s, x, f, bias), 1e-5);
+  expect_near_all(run_conv(packed, s, x, f, bias), conv_reference(s, x, f, bias), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvF32,
@@ -112,7 +91,7 @@ TEST(Conv, ResidualSummedInPlaceBeforeTheRelu) {
   cpu::Conv2dShape s = shape(3, 40, 40, 16, 1, 1, 32, 1, 1, {0, 0, 0, 0}, 1);
   const auto x = random_floats(s.in_elements(), 21), f = random_floats(s.filter_elements(), 22),
              residual = random_floats(s.out_elements(), 23);
-  std::vector<double> want = conv_ref(s, x, f, {});
+  std::vector<double> want = conv_reference(s, x, f, {});
   for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0, want[i] + residual[i]);
   std::vector<float> fcrs(f.size());  // [1, 1, C, F] -> [F, C, 1, 1]
   for (int64_t c = 0; c < s.in_c; ++c)
@@ -129,7 +108,7 @@ TEST(Conv, ResidualSummedInPlaceBeforeTheRelu) {
 TEST(Conv, ChannelsFirstAndFcrsFilter) {
   cpu::Conv2dShape s = shape(2, 6, 5, 4, 3, 2, 6, 1, 1, {1, 0, 1, 1}, 2);
   const auto x = random_floats(s.in_elements(), 4), f = random_floats(s.filter_elements(), 5);
-  const std::vector<double> want = conv_ref(s, x, f, {});
+  const std::vector<double> want = conv_reference(s, x, f, {});
   // NHWC -> NCHW input, RSCF -> FCRS filter, and the result back from NCHW.
   std::vector<float> xc(x.size()), fc(f.size());
   const int64_t cg = s.in_c / s.groups;
@@ -176,7 +155,7 @@ TEST(Conv, HalfTypesThroughFloat32) {
   EXPECT_EQ(conv.implementation().rfind("onednn", 0), 0u) << conv.implementation();
   AlignedScratch scratch(conv.scratch_bytes());
   conv.run(hx.data(), hf.data(), nullptr, hout.data(), scratch.get());
-  const std::vector<double> want = conv_ref(s, wx, wf, {});
+  const std::vector<double> want = conv_reference(s, wx, wf, {});
   for (size_t i = 0; i < hout.size(); ++i) ASSERT_NEAR(cpu::bf16_to_float(hout[i]), want[i], 2e-2) << i;
 }
 
@@ -189,7 +168,7 @@ TEST(Conv, OneObjectServesConcurrentCalls) {
   for (int t = 0; t < 3; ++t)
     threads.emplace_back([&, t] {
       const auto x = random_floats(s.in_elements(), 50 + t);
-      const std::vector<double> want = conv_ref(s, x, f, bias);
+      const std::vector<double> want = conv_reference(s, x, f, bias);
       bool good = true;
       for (int rep = 0; rep < 10 && good; ++rep) {
         const std::vector<float> got = run_conv(conv, s, x, f, bias);
@@ -207,7 +186,7 @@ TEST(Conv, PointwiseRunsAsAMatmul) {
              bias = random_floats(24, 16);
   const cpu::Conv2d conv(s, DType::kFloat32, true, nullptr);
   EXPECT_EQ(conv.implementation().rfind("matmul/", 0), 0u) << conv.implementation();
-  expect_near_all(run_conv(conv, s, x, f, bias), conv_ref(s, x, f, bias), 1e-5);
+  expect_near_all(run_conv(conv, s, x, f, bias), conv_reference(s, x, f, bias), 1e-5);
 }
 
 TEST(Conv, RefusesIntegers) {
@@ -324,7 +303,7 @@ TEST(LowerConv, Conv2dReadsLayoutsAndBiasFromTheNode) {
   void* outs[] = {y.data()};
   AlignedScratch scratch(l.scratch_bytes);
   l.run(KernelArgs{ins, outs, scratch.get()});
-  expect_near_all(y, conv_ref(s, x, f, bias), 1e-5);
+  expect_near_all(y, conv_reference(s, x, f, bias), 1e-5);
 }
 
 }  // namespace

@@ -11,12 +11,14 @@
 #include "kernels/cpu/dnnl_engine.h"
 #include "kernels/cpu/matmul_dnnl.h"
 #include "kernels/cpu/thread_pool.h"
+#include "conv_reference.h"
 #include "kernel_test_util.h"
 
 namespace maxc::cpu {
 namespace {
 
 using kernel_test::AlignedScratch;
+using kernel_test::conv_reference;
 using kernel_test::random_floats;
 
 constexpr int32_t kThreadCounts[] = {1, 2, 3, 8};
@@ -84,33 +86,10 @@ TEST(DnnlShards, MatmulBatches) {
   check_matmul(d, /*bias=*/true, /*relu=*/false);
 }
 
-// NHWC x, RSCF filter, in double, with out = relu(conv + bias) when asked.
-std::vector<double> reference_conv(const Conv2dShape& s, const std::vector<float>& x, const std::vector<float>& w,
-                                   const std::vector<float>& bias) {
-  std::vector<double> out(s.out_elements());
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t oh = 0; oh < s.out_h; ++oh)
-      for (int64_t ow = 0; ow < s.out_w; ++ow)
-        for (int64_t f = 0; f < s.out_c; ++f) {
-          double acc = bias.empty() ? 0 : bias[f];
-          for (int64_t kh = 0; kh < s.kernel_h; ++kh)
-            for (int64_t kw = 0; kw < s.kernel_w; ++kw) {
-              const int64_t ih = oh * s.stride_h - s.pad_top + kh * s.dilation_h;
-              const int64_t iw = ow * s.stride_w - s.pad_left + kw * s.dilation_w;
-              if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
-              for (int64_t c = 0; c < s.in_c; ++c)
-                acc += double(x[((n * s.in_h + ih) * s.in_w + iw) * s.in_c + c]) *
-                       w[((kh * s.kernel_w + kw) * s.in_c + c) * s.out_c + f];
-            }
-          out[((n * s.out_h + oh) * s.out_w + ow) * s.out_c + f] = acc;
-        }
-  return out;
-}
-
 void check_conv(const Conv2dShape& s) {
   const std::vector<float> x = random_floats(s.in_elements(), 4), w = random_floats(s.filter_elements(), 5, 0.5f);
   const std::vector<float> bias = random_floats(s.out_c, 6);
-  const std::vector<double> want = reference_conv(s, x, w, bias);
+  const std::vector<double> want = conv_reference(s, x, w, bias);
   for (int32_t threads : kThreadCounts) {
     SCOPED_TRACE(testing::Message() << "threads " << threads);
     DnnlConv2d conv(s, dnnl::memory::data_type::f32, /*has_bias=*/true, /*allow_reference=*/true, w.data(),
