@@ -230,7 +230,9 @@ TEST(SerializeHostile, SharedTablesDoNotAmplify) {
   std::vector<uint8_t> file = wrap(fbb);
   auto start = std::chrono::steady_clock::now();
   expect_error([&] { deserialize(file); }, Code::kDataLoss, {"references more data than it holds"});
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+  // A hang guard, not a timing: expanding 2e9 dims would take minutes; a refusal takes well
+  // under a second optimized and about 2 s in the unoptimized ASan tree.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
 }
 
 TEST(SerializeHostile, HugeCountsAreCaughtBeforeAllocating) {
