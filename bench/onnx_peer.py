@@ -8,6 +8,9 @@ It loads and compiles the model (timed), runs it once (timed: the first run buil
 built per shape) and --warmup more times, saves the outputs to OUTPUTS.npz for the driver to
 compare, answers one JSON line, then obeys commands on stdin, one JSON line each:
     run SECONDS MIN_ITERS   time iterations until both are reached -> {"times_ms": [...]}
+    clients N SECONDS       N threads call the model at once, each as fast as it can, for
+                            SECONDS -> {"times_ms": [every call's latency], "calls": ...,
+                            "seconds": wall time from the common start to the last return}
     quit                    -> {"peak_mb": ...} and exit
 Peak memory is the resident set's high-water mark above the resident set before loading.
 Errors answer {"error": "..."}. The answers go to the original stdout; everything else that
@@ -30,6 +33,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -179,6 +183,37 @@ def timed(fn):
     return result, (time.perf_counter() - t0) * 1e3
 
 
+def run_clients(run, clients: int, seconds: float) -> dict:
+    """Calls run() from `clients` threads at once until `seconds` have passed: a server's
+    request threads sharing one loaded model. Both runtimes release the GIL while they
+    compute, so the threads overlap where the runtime lets them."""
+    start = threading.Barrier(clients + 1)
+    times = [[] for _ in range(clients)]
+    errors = []
+
+    def client(mine):
+        start.wait()
+        try:
+            while not mine or time.perf_counter() < t_end:  # each client calls at least once
+                mine.append(timed(run)[1])
+        except BaseException as e:  # noqa: BLE001 - reported, not raised in a thread
+            errors.append(f"{type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=client, args=(times[i],)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    t0 = time.perf_counter()
+    t_end = t0 + seconds
+    start.wait()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError(f"{len(errors)} of {clients} clients failed: {errors[0]}")
+    all_times = [t for mine in times for t in mine]
+    return {"times_ms": all_times, "calls": len(all_times),
+            "seconds": time.perf_counter() - t0}
+
+
 def serve(args, answer):
     __import__(IMPORTS[args.peer])  # before the baseline: the library is not the model
     feeds = dict(np.load(args.inputs))
@@ -202,6 +237,8 @@ def serve(args, answer):
             while len(times) < min_iters or time.perf_counter() < t_end:
                 times.append(timed(run)[1])
             answer({"times_ms": times})
+        elif command[:1] == ["clients"]:
+            answer(run_clients(run, int(command[1]), float(command[2])))
         elif command[:1] == ["quit"]:
             answer({"peak_mb": (_vm_kb("VmHWM") - baseline_kb) / 1024,
                     "rss_mb": (_vm_kb("VmRSS") - baseline_kb) / 1024})

@@ -24,6 +24,13 @@
 #                                   1 and 2 threads, into build-bench/real/real_models.json;
 #                                   OPTIONS go to bench/real_bench.py, e.g. --models
 #                                   ppocr_v4_det,light_resnet50 --threads 2 --budget 5
+#   bench/run.sh contention [OPTIONS]
+#                                   max_c beside ONNX Runtime on a shared machine (bench/
+#                                   contention_bench.py): the MLP, MiniLM-L6 seq 128, ResNet-50
+#                                   and two real CNNs at 2 threads, quiet, beside two busy-loop
+#                                   processes, and with 1, 2, 4 and 8 client threads calling
+#                                   one model; into build-bench/contention/contention.json;
+#                                   OPTIONS go to the script, e.g. --models mlp --clients 1,4
 #   bench/run.sh gpu-pack           builds here, then puts what the GPU run needs into
 #                                   build-gpu-bench/ (git-ignored, about 48 MB): the library,
 #                                   stripped, and the libraries it links that a GPU machine
@@ -50,6 +57,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 only_onnx=false
 only_real=false
+only_contention=false
 gpu=false
 if [[ ${1:-} == gpu-pack ]]; then
   gpu_pack=true
@@ -59,6 +67,11 @@ elif [[ ${1:-} == real ]]; then
   only_real=true
   shift
   real_args=("$@")
+elif [[ ${1:-} == contention ]]; then
+  gpu_pack=false
+  only_contention=true
+  shift
+  contention_args=("$@")
 elif [[ ${1:-} == onnx ]]; then
   gpu_pack=false
   only_onnx=true
@@ -100,8 +113,8 @@ if [[ -n ${MAX_C_LIBRARY:-} ]]; then
   if ! "$python" -c 'import numpy, onnx, onnxruntime' >/dev/null 2>&1; then
     die "$python lacks numpy, onnx or onnxruntime (nothing is installed with MAX_C_LIBRARY set)"
   fi
-  $only_onnx || $only_real || $gpu_pack ||
-    die "with MAX_C_LIBRARY set, run.sh runs the ONNX suites only: bench/run.sh onnx|real ..."
+  $only_onnx || $only_real || $only_contention || $gpu_pack ||
+    die "with MAX_C_LIBRARY set, run.sh runs the ONNX suites only: bench/run.sh onnx|real|contention ..."
 else
   "$MAX_C_ROOT/scripts/setup.sh"
   log "building max_c and max_c_bench in ${build#"$MAX_C_ROOT"/}"
@@ -133,6 +146,12 @@ run_python() {
   PYTHONPATH=$MAX_C_ROOT/bindings/python MAX_C_LIBRARY=$library "$python" "$@"
 }
 
+if $only_contention; then
+  log "contention: max_c vs ONNX Runtime, quiet, noisy and with concurrent clients"
+  run_python "$MAX_C_ROOT/bench/contention_bench.py" --out "$build/contention" \
+    --cache "$build/onnx-models" "${contention_args[@]}"
+  exit
+fi
 if $only_real; then
   log "real models: max_c vs ONNX Runtime"
   run_python "$MAX_C_ROOT/bench/real_bench.py" --out "$build/real" "${real_args[@]}"

@@ -506,10 +506,10 @@ static int teardown(void** state) {
 
 /* ---- the tests --------------------------------------------------------------------------- */
 
-/* 8 threads x 125 executes (1000 in all) of a model whose kernels split over the pool, each
- * result byte for byte the one the main thread got alone, which is checked against C. */
+/* 8 threads x 1000 executes of a model whose kernels split over the pool, each result byte
+ * for byte the one the main thread got alone, which is checked against C. */
 static void wide_model_many_callers(void** state) {
-  enum { THREADS = 8, INPUTS = 3, CALLS = 125 };
+  enum { THREADS = 8, INPUTS = 3, CALLS = 1000 };
   max_compiled_model_t* c = compile(g_context, wide_graph(), 1);
   max_model_t* m = NULL;
   max_tensor_t* inputs[INPUTS];

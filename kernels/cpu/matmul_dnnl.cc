@@ -16,6 +16,9 @@ namespace {
 // for little gain in balance.
 constexpr int64_t kMinShardWork = int64_t{1} << 20;
 constexpr int64_t kShardsPerThread = 2;
+// A columns shard is a multiple of this many columns: whole vectors and cache lines of the
+// rhs and the result, whatever the element type.
+constexpr int64_t kColumnsGrain = 64;
 
 dnnl::memory::dims with_matrix(const std::vector<int64_t>& batch, int64_t rows, int64_t cols) {
   dnnl::memory::dims dims(batch.begin(), batch.end());
@@ -59,18 +62,30 @@ bool dnnl_eltwise_of(Activation a, dnnl::algorithm* algorithm, float* alpha) {
 }
 
 DnnlMatmul::Cut DnnlMatmul::cut_of(const MatmulDims& d, int32_t threads) {
-  Cut c;
-  const bool rhs_shared = std::all_of(d.rhs_batch.begin(), d.rhs_batch.end(), [](int64_t b) { return b == 1; });
-  if (rhs_shared) {  // [rows, K] @ [K, N], cut along the rows
-    c = Cut{1, 0, d.batch_count() * d.m, d.k, 0, d.n, 1};
-  } else if (d.lhs_batch == d.out_batch && d.rhs_batch == d.out_batch) {  // cut along the batch
-    c = Cut{1, 0, d.batch_count(), d.m * d.k, d.k * d.n, d.m * d.n, d.m};
-  } else {  // broadcast batches: one call
-    return Cut{1, 1, 1, 0, 0, 0, d.batch_count() * d.m};
-  }
+  const int64_t most = int64_t{threads} * kShardsPerThread;
   const int64_t work = d.batch_count() * d.m * d.n * std::max<int64_t>(d.k, 1);
-  const int64_t want =
-      threads <= 1 ? 1 : std::min({int64_t{threads} * kShardsPerThread, c.extent, work / kMinShardWork});
+  const int64_t by_work = threads <= 1 ? 1 : std::min(most, work / kMinShardWork);
+  const bool rhs_shared = std::all_of(d.rhs_batch.begin(), d.rhs_batch.end(), [](int64_t b) { return b == 1; });
+  const int64_t rows = d.batch_count() * d.m;
+  Cut c;
+  if (threads > 1 && rhs_shared && rows < most && d.n >= 2 * kColumnsGrain) {  // [rows, K] @ [K, N], cut along the columns
+    c = Cut{.extent = d.n, .rhs_step = d.rhs_transposed ? d.k : 1, .out_step = 1, .bias_step = 1,
+            .by_cols = true, .ld = d.n};
+    const int64_t want = std::min(by_work, d.n / kColumnsGrain);
+    c.per = want <= 1 ? c.extent : (c.extent + want - 1) / want;
+    c.per = std::min(c.extent, (c.per + kColumnsGrain - 1) / kColumnsGrain * kColumnsGrain);
+    c.count = (c.extent + c.per - 1) / c.per;
+    return c;
+  }
+  if (rhs_shared) {  // [rows, K] @ [K, N], cut along the rows
+    c = Cut{.extent = rows, .lhs_step = d.k, .out_step = d.n, .out_rows = 1};
+  } else if (d.lhs_batch == d.out_batch && d.rhs_batch == d.out_batch) {  // cut along the batch
+    c = Cut{.extent = d.batch_count(), .lhs_step = d.m * d.k, .rhs_step = d.k * d.n, .out_step = d.m * d.n,
+            .out_rows = d.m};
+  } else {  // broadcast batches: one call
+    return Cut{.per = 1, .extent = 1, .out_rows = rows};
+  }
+  const int64_t want = std::min(by_work, c.extent);
   c.per = want <= 1 ? c.extent : (c.extent + want - 1) / want;
   c.count = (c.extent + c.per - 1) / c.per;
   return c;
@@ -81,7 +96,10 @@ MatmulDims DnnlMatmul::shard_dims(const MatmulDims& d, int64_t units) const {
   s.k = d.k;
   s.n = d.n;
   s.rhs_transposed = d.rhs_transposed;
-  if (cut_.rhs_step == 0) {
+  if (cut_.by_cols) {
+    s.m = d.batch_count() * d.m;
+    s.n = units;
+  } else if (cut_.rhs_step == 0) {
     s.m = units;
   } else {
     s.m = d.m;
@@ -112,9 +130,13 @@ DnnlMatmul::Part DnnlMatmul::make_part(const MatmulDims& d, dnnl::memory::data_t
   p.src = dense_desc(with_matrix(d.lhs_batch, d.m, d.k), type);
   p.user_weights = d.rhs_transposed ? transposed_desc(d, type) : dense_desc(with_matrix(d.rhs_batch, d.k, d.n), type);
   p.dst = dense_desc(with_matrix(d.out_batch, d.m, d.n), type);
+  if (cut_.by_cols) {  // 2-D (shard_dims), rows `ld` apart
+    if (!d.rhs_transposed) p.user_weights = dnnl::memory::desc({d.k, d.n}, type, {cut_.ld, 1});
+    p.dst = dnnl::memory::desc({d.m, d.n}, type, {cut_.ld, 1});
+  }
   if (e.has_bias) {
     dnnl::memory::dims bias_dims(d.out_batch.size() + 2, 1);
-    bias_dims.back() = e.bias_len;
+    bias_dims.back() = e.bias_len == 1 ? 1 : d.n;  // a shard's own columns of a per-column bias
     p.bias = dense_desc(bias_dims, type);
   }
   dnnl::matmul::primitive_desc pd;
@@ -143,7 +165,8 @@ DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const 
                     (given.activation == Activation::kNone || given.activation == Activation::kRelu) &&
                     (given.has_bias || given.activation == Activation::kRelu)),
       epilogue_(given),
-      cols_(d.n) {
+      cols_(d.n),
+      full_rows_(d.batch_count() * d.m) {
   // What oneDNN itself does: all of the epilogue, or none of it when we run it.
   const MatmulEpilogue e = own_epilogue_ ? MatmulEpilogue{} : given;
   has_bias_ = e.has_bias;
@@ -153,11 +176,12 @@ DnnlMatmul::DnnlMatmul(const MatmulDims& d, dnnl::memory::data_type type, const 
   check_dnnl_tensor("matmul rhs", with_matrix(d.rhs_batch, d.k, d.n));
   check_dnnl_tensor("matmul result", with_matrix(d.out_batch, d.m, d.n));
   cut_ = cut_of(d, threads);
+  if (given.bias_len == 1) cut_.bias_step = 0;  // one bias for every column
   shards_ = cut_.count;
   const int64_t last_units = cut_.extent - (shards_ - 1) * cut_.per;
   has_last_ = shards_ > 1 && last_units != cut_.per;
   // Only a rows cut reads one rhs in every shard, so only it may pack the rhs.
-  const bool may_pack = may_pack_rhs && (shards_ == 1 || cut_.rhs_step == 0);
+  const bool may_pack = may_pack_rhs && (shards_ == 1 || (cut_.rhs_step == 0 && !cut_.by_cols));
   try {
     element_bytes_ = element_bytes(type);
     const MatmulDims full = shards_ > 1 ? shard_dims(d, cut_.per) : d;
@@ -208,20 +232,31 @@ void DnnlMatmul::run(const void* lhs, const void* rhs, const void* bias, void* o
   auto* r = static_cast<const char*>(rhs);
   auto* o = static_cast<char*>(out);
   auto* pad = static_cast<char*>(scratchpad);
-  if (shards_ == 1) return run_shard(0, l, r, bias, o, pad);
-  // One index per shard, each worth a thread of its own (cut_of).
-  parallel_for(shards_, kMinWorkPerThread, [&](int64_t begin, int64_t end) {
-    for (int64_t shard = begin; shard < end; ++shard) run_shard(shard, l, r, bias, o, pad);
-  });
+  if (shards_ == 1) {
+    run_shard(0, l, r, bias, o, pad);
+  } else {  // one index per shard, each worth a thread of its own (cut_of)
+    parallel_for(shards_, kMinWorkPerThread, [&](int64_t begin, int64_t end) {
+      for (int64_t shard = begin; shard < end; ++shard) run_shard(shard, l, r, bias, o, pad);
+    });
+  }
+  // A columns cut has few rows: its epilogue runs once, over whole rows.
+  if (own_epilogue_ && cut_.by_cols) run_epilogue(reinterpret_cast<float*>(out), full_rows_, bias);
+}
+
+void DnnlMatmul::run_epilogue(float* out, int64_t rows, const void* bias) const {
+  bias_relu_rows(out, rows, cols_, epilogue_.has_bias ? static_cast<const float*>(bias) : nullptr,
+                 epilogue_.bias_len, epilogue_.activation == Activation::kRelu);
 }
 
 void DnnlMatmul::run_shard(int64_t shard, const char* lhs, const char* rhs, const void* bias, char* out,
                            char* scratch) const {
   const Part& p = has_last_ && shard == shards_ - 1 ? last_ : full_;
   const int64_t first = shard * cut_.per, units = std::min(cut_.per, cut_.extent - first);
-  lhs += first * cut_.lhs_step * static_cast<int64_t>(element_bytes_);
-  rhs += first * cut_.rhs_step * static_cast<int64_t>(element_bytes_);
-  out += first * cut_.out_step * static_cast<int64_t>(element_bytes_);
+  const auto bytes = static_cast<int64_t>(element_bytes_);
+  lhs += first * cut_.lhs_step * bytes;
+  rhs += first * cut_.rhs_step * bytes;
+  out += first * cut_.out_step * bytes;
+  if (bias) bias = static_cast<const char*>(bias) + first * cut_.bias_step * bytes;
   try {
     const dnnl::engine& engine = dnnl_engine();
     std::unordered_map<int, dnnl::memory> args{
@@ -238,10 +273,7 @@ void DnnlMatmul::run_shard(int64_t shard, const char* lhs, const char* rhs, cons
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "running a oneDNN matmul (" + p.implementation + ")", err);
   }
-  if (own_epilogue_)
-    bias_relu_rows(reinterpret_cast<float*>(out), units * cut_.out_rows, cols_,
-                   epilogue_.has_bias ? static_cast<const float*>(bias) : nullptr, epilogue_.bias_len,
-                   epilogue_.activation == Activation::kRelu);
+  if (own_epilogue_ && !cut_.by_cols) run_epilogue(reinterpret_cast<float*>(out), units * cut_.out_rows, bias);
 }
 
 }  // namespace maxc::cpu

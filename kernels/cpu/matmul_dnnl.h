@@ -15,6 +15,10 @@
 // for all (batches folded into rows), else along the batch when no operand is broadcast. A
 // few shards per thread, each worth a call of its own; at most two primitives (a full shard
 // and the last one), made here. A shard's scratchpad is its own slice of the call's scratch.
+// With fewer rows than shards wanted (a batch-1 dense layer: a matrix-vector product, bound by
+// reading the rhs), the cut is along the rhs's columns instead, so that every thread reads its
+// own part of the weight; such an rhs is read plain (a packed layout would interleave the
+// columns of neighbouring shards).
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -59,11 +63,14 @@ class DnnlMatmul {
     std::string implementation;
   };
   // How the problem is cut: `count` shards of `per` units of the cut axis (the last gets
-  // what is left); one unit is `lhs_step`, `rhs_step` and `out_step` elements of each operand
-  // and `out_rows` rows of the result.
+  // what is left); one unit is `lhs_step`, `rhs_step`, `out_step` and `bias_step` elements of
+  // each operand and `out_rows` rows of the result. `by_cols`: a unit is a column of the rhs
+  // and of the result, whose rows are `ld` apart.
   struct Cut {
     int64_t count = 1, per = 0, extent = 0;
-    int64_t lhs_step = 0, rhs_step = 0, out_step = 0, out_rows = 0;
+    int64_t lhs_step = 0, rhs_step = 0, out_step = 0, bias_step = 0, out_rows = 0;
+    bool by_cols = false;
+    int64_t ld = 0;
   };
 
   static Cut cut_of(const MatmulDims& d, int32_t threads);
@@ -71,10 +78,13 @@ class DnnlMatmul {
                                               const MatmulEpilogue& e);
   // The dims of a shard of `units` units of the cut axis.
   MatmulDims shard_dims(const MatmulDims& d, int64_t units) const;
-  // `weights`: oneDNN's choice (format any) when null and may_pack, else that layout.
+  // `weights`: oneDNN's choice (format any) when null and may_pack, else that layout. A
+  // columns cut's part reads its columns of the rhs and writes those of the result in place.
   Part make_part(const MatmulDims& d, dnnl::memory::data_type type, const MatmulEpilogue& e, bool may_pack,
                  const dnnl::memory::desc* weights) const;
   void run_shard(int64_t shard, const char* lhs, const char* rhs, const void* bias, char* out, char* scratch) const;
+  // Our float32 bias/relu on `rows` whole rows of the result (own_epilogue_).
+  void run_epilogue(float* out, int64_t rows, const void* bias) const;
 
   Cut cut_;
   int64_t shards_ = 1;
@@ -86,6 +96,7 @@ class DnnlMatmul {
   bool own_epilogue_ = false;  // we add the bias and apply relu after oneDNN (bias_relu_rows)
   MatmulEpilogue epilogue_;
   int64_t cols_ = 0;
+  int64_t full_rows_ = 0;  // of the whole result, batches folded in
   size_t element_bytes_ = 0;
   uint64_t shard_pad_bytes_ = 0;  // one shard's scratchpad, 64-byte aligned
   uint64_t scratchpad_bytes_ = 0;

@@ -4,7 +4,7 @@ ONNX reference evaluator (onnx.reference, always there with onnx) and ONNX Runti
 installed) give, at two batch sizes and sequence lengths of one compiled model; on gpu:0 too,
 where there is an accelerator (a real GPU, or the emulated one of scripts/test.sh
 gpu_emulated). Also the bench's worker protocol (bench/onnx_peer.py through
-bench/onnx_worker.py) on a tiny file.
+bench/onnx_worker.py, concurrent callers included) on a tiny file.
 This keeps the bench's models importable as the importer and the engine change."""
 import importlib.util
 import sys
@@ -129,6 +129,10 @@ def test_peer_worker_protocol(tmp_path):
         ready = w.read(120)
         assert ready["outputs"] == ["y"] and ready["load_ms"] > 0
         assert len(w.ask("run 0 3", 60)["times_ms"]) == 3
+        # The contention bench's concurrent callers: every call of every thread is timed.
+        clients = w.ask("clients 4 0.2", 60)
+        assert clients["calls"] == len(clients["times_ms"]) >= 4
+        assert clients["seconds"] >= 0.2 and min(clients["times_ms"]) > 0
         assert w.ask("quit", 60)["peak_mb"] >= 0
     finally:
         w.close()
