@@ -124,8 +124,8 @@ TEST_F(HipEngineOnFake, DenseLayerRunsOnHipblasLtWithItsEpilogue) {
   EXPECT_EQ(fake_lt().matmuls[0].desc.epilogue, 6u) << "bias, then relu";
   EXPECT_TRUE(fake().launches.empty()) << "a kernel ran beside hipBLASLt: " << fake().launches[0];
   // x @ w = [[14, -14], [-32, 32]]; + b, then relu.
-  Ref<Tensor> y = out[0]->copy(Device::cpu());
-  const auto* v = reinterpret_cast<const float*>(y->data());
+  Ref<Tensor> on_host = out[0]->copy(Device::cpu());
+  const auto* v = reinterpret_cast<const float*>(on_host->data());
   EXPECT_EQ(std::vector<float>(v, v + 4), (std::vector<float>{14.5f, 0, 0, 33}));
 }
 

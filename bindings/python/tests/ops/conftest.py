@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from harness import GPU_UNIMPLEMENTED, on_gpu
+from harness import GPU_UNIMPLEMENTED
 
 LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests",
                     "gpu_unimplemented.txt")
@@ -25,6 +25,8 @@ HEADER = """\
 # Regenerate with MAX_C_WRITE_GPU_UNIMPLEMENTED=1 bash scripts/test.sh gpu_emulated.
 """
 
+# Read once: a test may set MAX_C_TEST_DEVICE to what harness.on_gpu refuses (test_harness.py).
+_GPU_RUN = os.environ.get("MAX_C_TEST_DEVICE") == "gpu"
 _ran = set()      # the cases this run reported on, as listed
 _refused = {}     # case -> the op the GPU refused
 _differences = []
@@ -45,11 +47,11 @@ def _in_this_suite(nodeid):
 
 
 def pytest_runtest_logreport(report):
-    if not on_gpu() or not _in_this_suite(report.nodeid):
+    if not _GPU_RUN or not _in_this_suite(report.nodeid):
         return
     case = _case(report.nodeid)
     _ran.add(case)
-    if report.skipped and isinstance(report.longrepr, tuple):
+    if report.skipped and isinstance(report.longrepr, (tuple, list)):  # (path, line, reason)
         reason = str(report.longrepr[2])
         if GPU_UNIMPLEMENTED in reason:
             op = re.search(r"op '([^']+)'", reason)
@@ -72,7 +74,7 @@ def _write(refused):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if not on_gpu() or not _is_controller(session.config) or not _ran:
+    if not _GPU_RUN or not _is_controller(session.config) or not _ran:
         return
     mine = _refused
     if os.environ.get("MAX_C_WRITE_GPU_UNIMPLEMENTED", "0") not in ("", "0"):
