@@ -5,8 +5,12 @@
 // Work is done when it is queued: every stream is in order with the host, so synchronizing is
 // a no-op and an event is complete when recorded. A stream being captured keeps its copies,
 // memsets and launches (with their parameters copied, as a kernel node does) in the graph it
-// makes, and a graph launch runs them in order. Device memory is host memory, so a pointer
-// the engine wrongly reads on the host goes unnoticed here: that is what a real GPU checks.
+// makes, and a graph launch runs them in order. As the driver in thread-local capture mode,
+// a call that would wait for or allocate under work not yet run (a synchronous copy or
+// memset, a synchronize, cuMemAlloc) fails on the capturing thread and invalidates its capture.
+// What ran is kept in a log (emulated_cuda_log.h) that tests of the engine read. Device memory
+// is host memory, so a pointer the engine wrongly reads on the host goes unnoticed here: that
+// is what a real GPU checks.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -23,6 +27,7 @@
 #include <vector>
 
 #include "driver/cuda/cuda_api.h"
+#include "emulated_gpu/emulated_cuda_log.h"
 #include "emulated_gpu/emulated_launch.h"
 
 namespace {
@@ -38,6 +43,7 @@ using Op = std::function<CUresult()>;
 
 struct Stream {
   bool capturing = false;
+  bool invalidated = false;  // a call the capture forbids was made
   std::vector<Op> captured;
 };
 
@@ -62,6 +68,7 @@ struct Driver {
   size_t allocated = 0;
   std::map<void*, size_t> allocations;
   Stream default_stream;
+  maxc::emulated_gpu::DriverLog log;
 };
 
 Driver& driver() {
@@ -70,6 +77,15 @@ Driver& driver() {
 }
 
 thread_local std::vector<CUcontext> context_stack;
+thread_local Stream* capturing_here = nullptr;  // the stream this thread captures, if any
+
+// Whether the calling thread is capturing, which forbids a call that waits or allocates:
+// the capture is then invalidated, as the driver's is.
+bool refused_by_capture() {
+  if (!capturing_here) return false;
+  capturing_here->invalidated = true;
+  return true;
+}
 CUctx_st* const kContext = reinterpret_cast<CUctx_st*>(uintptr_t{0xC0DE});
 
 Stream& stream_of(CUstream s) { return s ? *reinterpret_cast<Stream*>(s) : driver().default_stream; }
@@ -97,6 +113,8 @@ CUresult run_launch(const std::shared_ptr<BoundLaunch>& launch, const std::strin
                     const unsigned block[3]) {
   try {
     launch->run(grid, block);
+    std::lock_guard lock(driver().mu);
+    driver().log.launches.push_back(name);
     return result::kSuccess;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "max_c emulated GPU: kernel %s: %s\n", name.c_str(), e.what());
@@ -139,6 +157,8 @@ const char* error_name(CUresult e) {
     case result::kNotFound: return "CUDA_ERROR_NOT_FOUND";
     case result::kLaunchFailed: return "CUDA_ERROR_LAUNCH_FAILED";
     case result::kNotSupported: return "CUDA_ERROR_NOT_SUPPORTED";
+    case result::kStreamCaptureUnsupported: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+    case result::kStreamCaptureInvalidated: return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
     default: return nullptr;
   }
 }
@@ -229,7 +249,9 @@ MAXC_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext* context) {
   return result::kSuccess;
 }
 
-MAXC_EXPORT CUresult cuCtxSynchronize() { return result::kSuccess; }
+MAXC_EXPORT CUresult cuCtxSynchronize() {
+  return refused_by_capture() ? result::kStreamCaptureUnsupported : result::kSuccess;
+}
 
 MAXC_EXPORT CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total_bytes) {
   std::lock_guard lock(driver().mu);
@@ -240,6 +262,7 @@ MAXC_EXPORT CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total_bytes) {
 
 MAXC_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
   std::lock_guard lock(driver().mu);
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   if (bytes == 0) return result::kInvalidValue;
   if (bytes > kDeviceBytes - driver().allocated) return result::kOutOfMemory;
   void* p = std::aligned_alloc(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
@@ -271,14 +294,17 @@ MAXC_EXPORT CUresult cuMemFreeHost(void* ptr) {
 }
 
 MAXC_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   return on_stream(nullptr, [=] { return copy(at(dst), src, bytes); });
 }
 
 MAXC_EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   return on_stream(nullptr, [=] { return copy(dst, at(src), bytes); });
 }
 
 MAXC_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   return on_stream(nullptr, [=] { return copy(at(dst), at(src), bytes); });
 }
 
@@ -300,6 +326,7 @@ MAXC_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext, CUdeviceptr s
 }
 
 MAXC_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count) {
+  if (refused_by_capture()) return result::kStreamCaptureUnsupported;
   return on_stream(nullptr, [=] {
     std::memset(at(dst), value, count);
     return result::kSuccess;
@@ -323,7 +350,9 @@ MAXC_EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
   return result::kSuccess;
 }
 
-MAXC_EXPORT CUresult cuStreamSynchronize(CUstream) { return result::kSuccess; }
+MAXC_EXPORT CUresult cuStreamSynchronize(CUstream) {
+  return refused_by_capture() ? result::kStreamCaptureUnsupported : result::kSuccess;
+}
 MAXC_EXPORT CUresult cuStreamWaitEvent(CUstream, CUevent e, unsigned) {
   return e ? result::kSuccess : result::kInvalidHandle;
 }
@@ -382,9 +411,11 @@ MAXC_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
 MAXC_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode) {
   std::lock_guard lock(driver().mu);
   Stream& stream = stream_of(s);
-  if (!s || stream.capturing) return result::kInvalidValue;
+  if (!s || stream.capturing || capturing_here) return result::kInvalidValue;
   stream.capturing = true;
+  stream.invalidated = false;
   stream.captured.clear();
+  capturing_here = &stream;
   return result::kSuccess;
 }
 
@@ -393,18 +424,32 @@ MAXC_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph* graph) {
   Stream& stream = stream_of(s);
   if (!stream.capturing) return result::kInvalidValue;
   stream.capturing = false;
-  *graph = reinterpret_cast<CUgraph>(new Graph{std::move(stream.captured)});
+  if (capturing_here == &stream) capturing_here = nullptr;
+  std::vector<Op> ops = std::move(stream.captured);
   stream.captured.clear();
+  if (stream.invalidated) {  // the driver hands back no graph then
+    ++driver().log.captures_invalidated;
+    *graph = nullptr;
+    return result::kStreamCaptureInvalidated;
+  }
+  ++driver().log.graphs_live;
+  *graph = reinterpret_cast<CUgraph>(new Graph{std::move(ops)});
   return result::kSuccess;
 }
 
 MAXC_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph graph, unsigned long long) {
   *exec = reinterpret_cast<CUgraphExec>(new Graph(*reinterpret_cast<Graph*>(graph)));
+  std::lock_guard lock(driver().mu);
+  ++driver().log.graph_execs_live;
   return result::kSuccess;
 }
 
 MAXC_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s) {
   const auto* graph = reinterpret_cast<const Graph*>(exec);
+  {
+    std::lock_guard lock(driver().mu);
+    ++driver().log.graph_launches;
+  }
   return on_stream(s, [graph] {
     for (const Op& op : graph->ops)
       if (const CUresult r = op(); r != result::kSuccess) return r;
@@ -414,10 +459,25 @@ MAXC_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s) {
 
 MAXC_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec) {
   delete reinterpret_cast<Graph*>(exec);
+  std::lock_guard lock(driver().mu);
+  --driver().log.graph_execs_live;
   return result::kSuccess;
 }
 
 MAXC_EXPORT CUresult cuGraphDestroy(CUgraph graph) {
   delete reinterpret_cast<Graph*>(graph);
+  std::lock_guard lock(driver().mu);
+  --driver().log.graphs_live;
   return result::kSuccess;
+}
+
+MAXC_EXPORT maxc::emulated_gpu::DriverLog* maxc_emulated_cuda_log() { return &driver().log; }
+
+MAXC_EXPORT bool maxc_emulated_cuda_owns(const void* p) {
+  std::lock_guard lock(driver().mu);
+  auto it = driver().allocations.upper_bound(const_cast<void*>(p));
+  if (it == driver().allocations.begin()) return false;
+  --it;
+  const auto* base = static_cast<const char*>(it->first);
+  return p >= base && static_cast<const char*>(p) < base + it->second;
 }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <filesystem>
 
@@ -45,8 +46,14 @@ struct Program {
   bool compiled = false;
 };
 
-// The lowered name of name expression i (the driver looks its entry up by it).
-std::string lowered_name(size_t i) { return "maxc_emulated_kernel_" + std::to_string(i); }
+// The lowered name of name expression i (the driver looks its entry up by it): unique by i,
+// and spelling the expression (its non-identifier characters as '_') so that a test reading
+// the driver's launches sees which kernel and template ran.
+std::string lowered_name(size_t i, const std::string& expression) {
+  std::string name = "maxc_emulated_kernel_" + std::to_string(i) + "_";
+  for (char c : expression) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
 
 // The extern "C" kernels a source defines (generated ones are): found by the driver under
 // their own names, as on a GPU.
@@ -72,7 +79,7 @@ std::string module_source(const Program& p) {
   std::ostringstream s;
   s << "#include \"emulated_prelude.h\"\n";
   s << "#line 1 \"" << p.name << "\"\n" << p.source << "\n";
-  for (size_t i = 0; i < p.name_expressions.size(); ++i) s << entry(lowered_name(i), p.name_expressions[i]);
+  for (size_t i = 0; i < p.name_expressions.size(); ++i) s << entry(lowered_name(i, p.name_expressions[i]), p.name_expressions[i]);
   for (const std::string& name : extern_c_kernels(p.source)) s << entry(name, name);
   return s.str();
 }
@@ -138,7 +145,7 @@ Result compile(Program& p, int num_options, const char* const* options) {
   p.image.assign(maxc::emulated_gpu::kImageMagic, sizeof maxc::emulated_gpu::kImageMagic);
   p.image.append(reinterpret_cast<const char*>(&size), sizeof size);
   p.image += so;
-  for (size_t i = 0; i < p.name_expressions.size(); ++i) p.lowered.push_back(lowered_name(i));
+  for (size_t i = 0; i < p.name_expressions.size(); ++i) p.lowered.push_back(lowered_name(i, p.name_expressions[i]));
   p.compiled = true;
   return kSuccess;
 }

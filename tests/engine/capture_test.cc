@@ -1,5 +1,5 @@
 // Model::capture / replay / debug_verify_replay on the host (engine/captured_graph.h): the
-// contract a GPU's CUDA graphs keep too (tests/gpu_engine/gpu_capture_fake_test.cc). The
+// contract a GPU's CUDA graphs keep too (tests/gpu_engine/gpu_capture_test.cc). The
 // capture's outputs are the replay's, rewritten in place; a replay with other shapes, an
 // unknown key or a key list of another length is refused by name, and the model stays usable.
 #include <gtest/gtest.h>

@@ -5,7 +5,9 @@
 // calls and can be told to fail, and it checks what a driver would reject: frees of unknown
 // pointers, unbalanced context pushes, and calls a stream capture forbids. A stream being
 // captured records its copies, memsets and launches into a graph instead of running them;
-// launching the instantiated graph runs them.
+// launching the instantiated graph runs them. A launch runs nothing: it is recorded by name.
+// This is the driver API's fake, for the binding and the driver layer's own tests (failures to
+// inject, calls to count); the engine runs its kernels on the emulated GPU (tests/emulated_gpu).
 #pragma once
 
 #include <cstdint>
@@ -45,12 +47,6 @@ struct FakeCuda {
   int memsets = 0, synchronizes = 0, stream_syncs = 0;
   int streams_live = 0, events_live = 0, modules_live = 0;
   std::vector<std::string> launches;  // function name of each cuLaunchKernel
-  // Runs in place of the kernel, on the host, when set: device pointers are host addresses,
-  // so a test can emulate a kernel it knows the parameters of. args[i] points at parameter i.
-  std::function<void(const std::string& function, void** args)> on_launch;
-  // Takes over from on_launch when set: binds a launch's parameter values (args only live
-  // through the call) into work that runs now, or when a graph it was captured into runs.
-  std::function<std::function<void()>(const std::string& function, void** args)> bind_launch;
   int graphs_live = 0, graph_execs_live = 0, graph_launches = 0, captures_invalidated = 0;
   std::vector<int> stream_flags, event_flags;
 };
@@ -327,25 +323,12 @@ inline CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name)
   return result::kSuccess;
 }
 inline CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                               CUstream s, void** args, void**) {
+                               CUstream s, void**, void**) {
   const std::string name = *reinterpret_cast<std::string*>(f);
-  FakeCuda& fc = fake();
-  if (FakeGraph* g = capturing(s)) {  // the graph records the parameter values, as the driver's does
-    g->names.push_back(name);
-    std::function<void()> bound = fc.bind_launch ? fc.bind_launch(name, args) : nullptr;
-    g->work.push_back([name, bound] {
-      fake().launches.push_back(name);
-      if (bound) bound();
-    });
+  return on_stream(s, name, [name] {
+    fake().launches.push_back(name);
     return result::kSuccess;
-  }
-  fc.launches.push_back(name);
-  if (fc.bind_launch) {
-    fc.bind_launch(name, args)();
-  } else if (fc.on_launch) {
-    fc.on_launch(name, args);
-  }
-  return result::kSuccess;
+  });
 }
 inline CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode) {
   if (!s || capturing(s) || active_capture()) return result::kInvalidValue;

@@ -1,4 +1,4 @@
-// What a GPU qmatmul result must be, for the emulator's and the fake engine's tests alike:
+// What a GPU qmatmul result must be, for the emulator's tests:
 // x · dequantize(w)ᵀ to float rounding (a few ulps of the sum of |products|), and the CPU's
 // qmatmul within its activation rounding (the CPU rounds each x to 1/254 of its block's
 // largest magnitude, at most the row's). The first five misses are reported.

@@ -516,7 +516,7 @@ def test_graph_calls_check_keys_and_inputs(mlp):
 
 def test_copy_inputs_to_device_is_a_compile_option(session):
     # On the host every input already is where the model runs: the option changes nothing
-    # (a GPU model copies host inputs in; tests/gpu_engine checks that on the fake driver).
+    # (a GPU model copies host inputs in; tests/gpu_engine checks that on the emulated GPU).
     weights = mlp_weights()
     model = session.load(mlp_graph(), weights_registry=weights, copy_inputs_to_device=True)
     x = batch(3)

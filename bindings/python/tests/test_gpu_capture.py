@@ -3,7 +3,7 @@ device inputs, is a CUDA graph; a replay on new inputs rewrites the captured out
 and debug_verify_replay checks that an eager run launches what the graph recorded. These run
 only where an accelerator is present and skip saying so elsewhere (fail under
 MAX_C_REQUIRE_GPU=1) (capture is tested on the
-host in test_engine.py, and as CUDA graph capture on the fake driver in tests/gpu_engine)."""
+host in test_engine.py, and as CUDA graph capture on the emulated GPU in tests/gpu_engine)."""
 import numpy as np
 import pytest
 

@@ -1,15 +1,16 @@
-// What every suite of gpu_engine_tests shares: the fake CUDA driver (gpu/fake_cuda.h)
-// installed as the process's, a context with the CPU and the fake's gpu:0, and the small
-// helpers that read a fake launch's arguments and move float data on and off the device.
-//
-// A suite derives from EngineOnFake and sets fake().on_launch (or bind_launch) in its own
-// SetUp after calling this one's; the fake's device memory is host memory, so the emulated
-// launches read and write it directly.
+// What every suite of gpu_engine_tests shares: the emulated GPU (tests/emulated_gpu), which the
+// fixture makes the process's CUDA driver and NVRTC from paths the build passes in, so the
+// engine compiles and runs the real kernel sources; a context with the CPU and its gpu:0; the
+// driver's log of what ran (emulated_cuda_log.h); and small helpers that move data on and off
+// the device.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -17,11 +18,10 @@
 
 #include "driver/cuda/nvrtc_api.h"
 #include "driver/device.h"
+#include "emulated_gpu/emulated_cuda_log.h"
 #include "engine/compiled_model.h"
 #include "engine/lowering.h"
 #include "engine/model.h"
-#include "gpu/fake_cuda.h"
-#include "gpu/gpu_test_util.h"
 
 namespace maxc::testing {
 
@@ -30,24 +30,36 @@ inline TensorType on_gpu(DType dtype, std::vector<Dim> dims) {
 }
 inline TensorType f32_on_gpu(std::vector<Dim> dims) { return on_gpu(DType::kFloat32, std::move(dims)); }
 
-// Whether `p` points into a block the fake driver allocated as device memory.
+// A function of the emulated driver the process loaded, by name; fails the test when the
+// process's CUDA driver is not the emulated one.
+template <typename Fn>
+Fn emulated_driver_function(const char* name) {
+  const char* path = std::getenv("MAX_C_CUDA_LIBRARY");
+  void* library = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  void* fn = library ? dlsym(library, name) : nullptr;
+  if (library) dlclose(library);  // the driver holds its own reference
+  if (!fn) fail(Code::kFailedPrecondition, "the process's CUDA driver is not the emulated GPU: no ", name);
+  return reinterpret_cast<Fn>(fn);
+}
+
+// What the emulated driver ran (launches by kernel, graphs).
+inline emulated_gpu::DriverLog& driver_log() {
+  static emulated_gpu::DriverLog* log = emulated_driver_function<emulated_gpu::LogFn>(emulated_gpu::kLogSymbol)();
+  return *log;
+}
+
+// Whether `p` points into a block the driver allocated as device memory.
 inline bool in_device_memory(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  auto it = fake().device_blocks.upper_bound(a);
-  if (it == fake().device_blocks.begin()) return false;
-  --it;
-  return a >= it->first && a < it->first + it->second;
+  static emulated_gpu::OwnsFn owns = emulated_driver_function<emulated_gpu::OwnsFn>(emulated_gpu::kOwnsSymbol);
+  return owns(p);
 }
 
-// Kernel parameter i of a launch, by value (the driver passes pointers to each parameter).
-template <typename T>
-T arg(void** args, size_t i) {
-  T v;
-  std::memcpy(&v, args[i], sizeof v);
-  return v;
+// How many of the launches ran a kernel whose name has `kernel` in it.
+inline size_t launches_of(const std::string& kernel) {
+  size_t n = 0;
+  for (const std::string& name : driver_log().launches) n += name.find(kernel) != std::string::npos;
+  return n;
 }
-
-inline bool named(const std::string& launch, const char* kernel) { return launch.find(kernel) != std::string::npos; }
 
 // n varied values, start + step·(i mod 7) − 0.1·(i mod 3): no long runs of equal values.
 inline std::vector<float> ramp(int64_t n, float step, float start = 0) {
@@ -101,24 +113,25 @@ inline Graph cast_graph(DType in, DType out, bool saturate, const std::vector<in
   return g;
 }
 
-class EngineOnFake : public ::testing::Test {
+class EngineOnEmulatedGpu : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { use_fake_as_process_driver(); }
-
-  // Skips (or fails, under MAX_C_REQUIRE_NVRTC) without NVRTC: a derived SetUp returns when
-  // IsSkipped() or HasFatalFailure() after calling this.
-  void SetUp() override {
-    if (!cuda::nvrtc().available)
-      MAXC_SKIP_UNLESS_REQUIRED(nvrtc_required(), "no NVRTC to compile the kernels: " + cuda::nvrtc().unavailable_reason);
-    start_on(Device::get(Device::Kind::kCuda, 0));
+  // The emulated GPU as the process's only accelerator, before anything loads a driver: no
+  // HIP, and no cuBLASLt, which would be handed host memory. The kernel cache is the build's,
+  // shared with the other emulated runs.
+  static void SetUpTestSuite() {
+    setenv("MAX_C_CUDA_LIBRARY", MAXC_EMULATED_CUDA_LIBRARY, 1);
+    setenv("MAX_C_NVRTC_LIBRARY", MAXC_EMULATED_NVRTC_LIBRARY, 1);
+    setenv("MAX_C_HIP_LIBRARY", "", 1);
+    setenv("MAX_C_CUBLASLT", "0", 1);
+    setenv("MAX_C_KERNEL_CACHE_DIR", MAXC_EMULATED_KERNEL_CACHE_DIR, 0);
   }
 
-  // A fresh fake launch record, and a context with the CPU and `gpu` (a fake CUDA or HIP
-  // device).
-  void start_on(Ref<Device> gpu) {
-    fake().launches.clear();
-    fake().on_launch = nullptr;
-    gpu_ = std::move(gpu);
+  // A fresh launch record, and a context with the CPU and the emulated gpu:0.
+  void SetUp() override {
+    ASSERT_TRUE(cuda::nvrtc().available) << "no NVRTC: " << cuda::nvrtc().unavailable_reason;
+    gpu_ = Device::get(Device::Kind::kCuda, 0);
+    ASSERT_NO_THROW(driver_log());
+    driver_log().launches.clear();
     context_ = Context::create(ContextOptions{{Device::cpu(), gpu_}, 1});
   }
 

@@ -1,31 +1,19 @@
 // Casts to and from the sub-byte dtypes (float4_e2m1fn, uint2, int2, uint4, int4) on the GPU
-// engine (engine/lower_gpu/packed_cast.cc) on the fake CUDA driver (gpu/fake_cuda.h), with
-// real NVRTC compiles of cast_packed.cu: each cast node is one launch of cast_packed whose
-// arguments the hook checks and then runs through the real kernel source under the host
-// emulator, so the engine's bytes are compared with the CPU engine's for the same graph. The
-// sub-byte dtypes stay out of the fused elementwise kernels, and other ops on them are still
-// refused, naming the dtype.
-#include "gpu_emu/cuda_emulator.h"  // first: cast_packed.cu must see MAXC_EMULATED
-#include "kernels/cuda/cast_packed.cu"
-
+// engine (engine/lower_gpu/packed_cast.cc) on the emulated GPU (tests/emulated_gpu): each cast
+// node is one launch of cast_packed, run from its real source, and the engine's bytes are the
+// CPU engine's for the same graph. The sub-byte dtypes stay out of the fused elementwise
+// kernels, and other ops on them are still refused, naming the dtype.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "driver/test_util.h"
-#include "gpu_engine/engine_on_fake.h"
+#include "gpu_engine/engine_on_emulated.h"
 
 namespace maxc::testing {
 namespace {
-
-// What a cast_packed launch was given.
-struct PackedCastArgs {
-  int64_t numel;
-  int32_t saturate;
-};
 
 // Every byte value: each code of a sub-byte dtype in each position of a byte.
 std::vector<uint8_t> every_byte() {
@@ -44,85 +32,50 @@ std::vector<float> probes() {
   return v;  // 33: an odd count
 }
 
-class GpuPackedCastOnFake : public EngineOnFake {
+class GpuPackedCast : public EngineOnEmulatedGpu {
  protected:
-  // Runs every launch as cast_packed<In, Out> under the emulator, on two blocks of 64
-  // threads (the kernel is grid-stride), recording its arguments.
-  template <class In, class Out>
-  void emulate_cast() {
-    launches_.clear();
-    fake().on_launch = [this](const std::string& name, void** args) {
-      ASSERT_TRUE(named(name, "cast_packed")) << name;
-      const auto* x = arg<const In*>(args, 0);
-      auto* y = arg<Out*>(args, 1);
-      const auto numel = arg<gpu::i64>(args, 2);
-      const auto saturate = arg<gpu::i32>(args, 3);
-      EXPECT_TRUE(in_device_memory(x));
-      EXPECT_TRUE(in_device_memory(y));
-      launches_.push_back({numel, saturate});
-      gpu_emu::emulate_launch(dim3(2), dim3(64), gpu::cast_packed<In, Out>, x, y, numel, saturate);
-    };
-  }
-
-  // One cast node on both engines: one launch over all `numel` elements, the same bytes.
+  // One cast node on both engines: one cast_packed launch, the same bytes.
   void expect_cast(DType in, DType out, bool saturate, const std::vector<int64_t>& dims, const std::vector<uint8_t>& x,
                    int64_t numel) {
     const std::string what = std::string(dtype_name(in)) + " -> " + dtype_name(out);
     ASSERT_EQ(x.size(), dtype_bytes_for(in, static_cast<uint64_t>(numel))) << what << ": the input's bytes";
+    driver_log().launches.clear();
     std::vector<uint8_t> gpu, cpu;
     cast_on_both(in, out, saturate, dims, x, &gpu, &cpu);
-    ASSERT_EQ(launches_.size(), 1u) << what;
-    EXPECT_EQ(launches_[0].numel, numel) << what;
-    EXPECT_EQ(launches_[0].saturate, saturate ? 1 : 0) << what;
+    EXPECT_EQ(driver_log().launches.size(), 1u) << what;
+    EXPECT_EQ(launches_of("cast_packed"), 1u) << what;
     EXPECT_EQ(gpu, cpu) << what;
   }
-
-  std::vector<PackedCastArgs> launches_;
 };
 
 // float32 [3, 11] (33 elements: a last byte half or partly used) to each sub-byte dtype.
-TEST_F(GpuPackedCastOnFake, Float32ToEachSubByteDtypeMatchesTheCpuEngine) {
+TEST_F(GpuPackedCast, Float32ToEachSubByteDtypeMatchesTheCpuEngine) {
   const std::vector<uint8_t> x = bytes_of(probes());
-  emulate_cast<float, gpu::float4_e2m1fn>();
-  expect_cast(DType::kFloat32, DType::kFloat4E2M1Fn, true, {3, 11}, x, 33);
-  emulate_cast<float, gpu::packed_uint2>();
-  expect_cast(DType::kFloat32, DType::kUInt2, true, {3, 11}, x, 33);
-  emulate_cast<float, gpu::packed_int2>();
-  expect_cast(DType::kFloat32, DType::kInt2, true, {3, 11}, x, 33);
-  emulate_cast<float, gpu::packed_uint4>();
-  expect_cast(DType::kFloat32, DType::kUInt4, true, {3, 11}, x, 33);
-  emulate_cast<float, gpu::packed_int4>();
-  expect_cast(DType::kFloat32, DType::kInt4, true, {3, 11}, x, 33);
+  for (DType d : {DType::kFloat4E2M1Fn, DType::kUInt2, DType::kInt2, DType::kUInt4, DType::kInt4})
+    expect_cast(DType::kFloat32, d, true, {3, 11}, x, 33);
 }
 
 // Every code of each sub-byte dtype, read out to a whole-byte dtype; the saturate flag of the
 // node reaches the kernel.
-TEST_F(GpuPackedCastOnFake, EveryCodeReadsAsOnTheCpuEngine) {
-  emulate_cast<gpu::float4_e2m1fn, gpu::half>();
+TEST_F(GpuPackedCast, EveryCodeReadsAsOnTheCpuEngine) {
   expect_cast(DType::kFloat4E2M1Fn, DType::kFloat16, true, {16, 32}, every_byte(), 512);
-  emulate_cast<gpu::float4_e2m1fn, gpu::float8_e4m3fn>();
   expect_cast(DType::kFloat4E2M1Fn, DType::kFloat8E4M3Fn, false, {512}, every_byte(), 512);
-  emulate_cast<gpu::packed_int2, gpu::i32>();
   expect_cast(DType::kInt2, DType::kInt32, true, {1024}, every_byte(), 1024);
-  emulate_cast<gpu::packed_uint4, gpu::bfloat16>();
   expect_cast(DType::kUInt4, DType::kBFloat16, true, {512}, every_byte(), 512);
 }
 
-// Packed to packed: int4 through int64 to float4 and back, uint2 to int4 (odd lengths).
-TEST_F(GpuPackedCastOnFake, SubByteToSubByteMatchesTheCpuEngine) {
+// Packed to packed: int4 to float4 and back, uint2 to int4 (odd lengths).
+TEST_F(GpuPackedCast, SubByteToSubByteMatchesTheCpuEngine) {
   std::vector<uint8_t> x = every_byte();
   x.resize(128);  // 255 4-bit elements, 511 2-bit ones
-  emulate_cast<gpu::packed_int4, gpu::float4_e2m1fn>();
   expect_cast(DType::kInt4, DType::kFloat4E2M1Fn, true, {255}, x, 255);
-  emulate_cast<gpu::float4_e2m1fn, gpu::packed_int4>();
   expect_cast(DType::kFloat4E2M1Fn, DType::kInt4, true, {255}, x, 255);
-  emulate_cast<gpu::packed_uint2, gpu::packed_int4>();
   expect_cast(DType::kUInt2, DType::kInt4, true, {511}, x, 511);
 }
 
 // x * x -> int4 -> float32 + x: the elementwise ops run as generated kernels, each cast as a
 // cast_packed launch of its own; no fused kernel holds the int4 value.
-TEST_F(GpuPackedCastOnFake, PackedValuesStayOutOfFusedKernels) {
+TEST_F(GpuPackedCast, PackedValuesStayOutOfFusedKernels) {
   Graph g("through_int4");
   ValueId x = g.add_input("x", f32_on_gpu({6}));
   Attrs to_int4, to_f32;
@@ -133,7 +86,8 @@ TEST_F(GpuPackedCastOnFake, PackedValuesStayOutOfFusedKernels) {
   g.set_outputs({{"y", g.add_op("add", {back, x})[0]}});
   compile(g)->execute(std::vector<Ref<Tensor>>{host_tensor({6}, ramp(6, 1.f))->copy(gpu_)});
   std::vector<std::string> casts, others;
-  for (const std::string& name : fake().launches) (named(name, "cast_packed") ? casts : others).push_back(name);
+  for (const std::string& name : driver_log().launches)
+    (name.find("cast_packed") != std::string::npos ? casts : others).push_back(name);
   ASSERT_EQ(casts.size(), 2u);
   EXPECT_NE(casts[0].find("packed_int4"), std::string::npos) << casts[0];
   EXPECT_NE(casts[1].find("packed_int4"), std::string::npos) << casts[1];
@@ -141,13 +95,8 @@ TEST_F(GpuPackedCastOnFake, PackedValuesStayOutOfFusedKernels) {
 }
 
 // Only casts handle the sub-byte dtypes; other ops on them are refused naming the dtype,
-// when the node is lowered (so without NVRTC too).
-class GpuPackedOpsOnFake : public EngineOnFake {
- protected:
-  void SetUp() override { start_on(Device::get(Device::Kind::kCuda, 0)); }
-};
-
-TEST_F(GpuPackedOpsOnFake, OtherOpsAreRefusedNamingTheDtype) {
+// when the node is lowered.
+TEST_F(GpuPackedCast, OtherOpsAreRefusedNamingTheDtype) {
   EXPECT_MAXC_ERROR(lower("transpose", Attrs{{"axis_1", int64_t{0}}, {"axis_2", int64_t{1}}},
                           {Shape{DType::kInt4, {2, 4}}}, {Shape{DType::kInt4, {4, 2}}}),
                     Code::kUnimplemented, "int4");
@@ -159,7 +108,7 @@ TEST_F(GpuPackedOpsOnFake, OtherOpsAreRefusedNamingTheDtype) {
 }
 
 // A cast to its own dtype moves nothing: the output is the input's bytes.
-TEST_F(GpuPackedOpsOnFake, CastToTheSameSubByteDtypeIsAnAlias) {
+TEST_F(GpuPackedCast, CastToTheSameSubByteDtypeIsAnAlias) {
   const Lowered l = lower("cast", Attrs{{"dtype", DType::kInt2}}, {Shape{DType::kInt2, {8}}}, {Shape{DType::kInt2, {8}}});
   EXPECT_TRUE(l.alias) << "no kernel for a cast to the same dtype";
 }
