@@ -24,6 +24,11 @@
 #                                   1 and 2 threads, into build-bench/real/real_models.json;
 #                                   OPTIONS go to bench/real_bench.py, e.g. --models
 #                                   ppocr_v4_det,light_resnet50 --threads 2 --budget 5
+#   bench/run.sh overhead [OPTIONS] the per-call overhead of max_model_execute alone (bench/
+#                                   overhead.cc: tiny models on one thread, ns and heap
+#                                   allocations per call), into build-bench/overhead/
+#                                   overhead.json; OPTIONS go to max_c_overhead, e.g.
+#                                   --calls 20000 --rounds 9
 #   bench/run.sh gpu-pack           builds here, then puts what the GPU run needs into
 #                                   build-gpu-bench/ (git-ignored, about 48 MB): the library,
 #                                   stripped, and the libraries it links that a GPU machine
@@ -51,6 +56,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 only_onnx=false
 only_real=false
 gpu=false
+if [[ ${1:-} == overhead ]]; then
+  # The library and one small program: no Python, no ONNX Runtime.
+  shift
+  build=${MAX_C_BENCH_BUILD:-$MAX_C_ROOT/build-bench}
+  log "building max_c and max_c_overhead in ${build#"$MAX_C_ROOT"/}"
+  "$MAX_C_ROOT/scripts/build.sh" "$build" -DMAX_C_BUILD_TESTS=OFF --target max_c --target max_c_overhead
+  mkdir -p "$build/overhead"
+  "$build/bench/max_c_overhead" --json "$build/overhead/overhead.json" "$@"
+  log "wrote ${build#"$MAX_C_ROOT"/}/overhead/overhead.json"
+  exit
+fi
 if [[ ${1:-} == gpu-pack ]]; then
   gpu_pack=true
   onnx_args=()
