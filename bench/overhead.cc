@@ -4,7 +4,10 @@
 // median and best nanoseconds per call over several rounds, and the C++ heap allocations per
 // call (alloc_count.h), and writes them as JSON.
 //
-//   max_c_overhead [--json PATH] [--calls N] [--rounds R]
+//   max_c_overhead [--json PATH] [--calls N] [--rounds R] [--model NAME]
+//
+// --model runs one model alone: under valgrind --tool=callgrind --toggle-collect=max_model_execute
+// the instructions per call are a figure the machine's load does not move.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +18,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abi_model.h"
@@ -31,6 +35,7 @@ struct Case {
 
 struct Options {
   std::string json;
+  std::string model;  // empty: every model
   long calls = 20000;
   int rounds = 9;
 };
@@ -77,17 +82,18 @@ Case elementwise(const Context& ctx, const std::string& name, int ops, bool fuse
   return c;
 }
 
-// relu(x @ w + b): a weight the matmul reads packed.
-Case dense(const Context& ctx, const Options& o) {
-  GraphBuilder g("dense");
-  g.output(g.op("relu", {g.op("add", {g.op("matmul", {g.input("x", {1, 16}), g.weight("w", {16, 16})}),
+// relu(x @ w + b) on `rows` rows: one row runs oneDNN's gemv, a few rows our gemm on a packed
+// copy of w (engine/lower/linalg.cc), which the model binds once.
+Case dense(const Context& ctx, const std::string& name, int64_t rows, const Options& o) {
+  GraphBuilder g(name);
+  g.output(g.op("relu", {g.op("add", {g.op("matmul", {g.input("x", {rows, 16}), g.weight("w", {16, 16})}),
                                       g.weight("b", {16})})}));
   const HostTensor w = HostTensor::random({16, 16}, 0.1f, 2), b = HostTensor::random({16}, 0.1f, 3);
   const Model model(ctx, g, {"w", "b"}, {&w, &b});
-  const HostTensor x = HostTensor::random({1, 16}, 1.f, 4);
+  const HostTensor x = HostTensor::random({rows, 16}, 1.f, 4);
   max_tensor_t* input = borrow(x);
   const std::vector<max_tensor_t*> inputs{input};
-  Case c{"dense", "relu(x @ w + b), float32 [1,16] x [16,16], weights bound", 0, 0, 0};
+  Case c{name, "relu(x @ w + b), float32 [" + std::to_string(rows) + ",16] x [16,16], weights bound", 0, 0, 0};
   measure(c, [&] { model.execute(inputs); }, o);
   max_tensor_release(input);
   return c;
@@ -117,6 +123,7 @@ Options parse(int argc, char** argv) {
     if (flag == "--json") o.json = argv[i + 1];
     else if (flag == "--calls") o.calls = std::max(1L, std::atol(argv[i + 1]));
     else if (flag == "--rounds") o.rounds = std::max(1, std::atoi(argv[i + 1]));
+    else if (flag == "--model") o.model = argv[i + 1];
     else throw std::runtime_error("unknown flag " + flag + " (see the comment at the top of bench/overhead.cc)");
   }
   return o;
@@ -125,11 +132,17 @@ Options parse(int argc, char** argv) {
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const Context ctx(1);
+  const std::vector<std::pair<std::string, std::function<Case()>>> models{
+      {"one_op", [&] { return elementwise(ctx, "one_op", 1, true, o); }},
+      {"three_ops", [&] { return elementwise(ctx, "three_ops", 3, true, o); }},
+      {"chain20", [&] { return elementwise(ctx, "chain20", 20, false, o); }},
+      {"dense", [&] { return dense(ctx, "dense", 1, o); }},
+      {"dense4", [&] { return dense(ctx, "dense4", 4, o); }},
+  };
   std::vector<Case> cases;
-  cases.push_back(elementwise(ctx, "one_op", 1, true, o));
-  cases.push_back(elementwise(ctx, "three_ops", 3, true, o));
-  cases.push_back(elementwise(ctx, "chain20", 20, false, o));
-  cases.push_back(dense(ctx, o));
+  for (const auto& [name, run_model] : models)
+    if (o.model.empty() || o.model == name) cases.push_back(run_model());
+  if (cases.empty()) throw std::runtime_error("no model named " + o.model);
   std::printf("max_c %s: max_model_execute overhead, 1 thread, median (best) of %d rounds of %ld calls\n",
               max_version_string(), o.rounds, o.calls);
   for (const Case& c : cases)
