@@ -5,9 +5,9 @@
 
 namespace bench {
 
-void check(max_status_t* status, const std::string& what) {
+void check(max_status_t* status, std::string_view what) {
   if (!status) return;
-  std::string message = what + ": " + max_status_code_name(max_status_code(status)) + ": " +
+  std::string message = std::string(what) + ": " + max_status_code_name(max_status_code(status)) + ": " +
                         max_status_message(status);
   max_status_release(status);
   throw std::runtime_error(message);

@@ -31,6 +31,11 @@
 #                                   processes, and with 1, 2, 4 and 8 client threads calling
 #                                   one model; into build-bench/contention/contention.json;
 #                                   OPTIONS go to the script, e.g. --models mlp --clients 1,4
+#   bench/run.sh overhead [OPTIONS] the per-call overhead of max_model_execute alone (bench/
+#                                   overhead.cc: tiny models on one thread, ns and heap
+#                                   allocations per call), into build-bench/overhead/
+#                                   overhead.json; OPTIONS go to max_c_overhead, e.g.
+#                                   --calls 20000 --rounds 9
 #   bench/run.sh gpu-pack           builds here, then puts what the GPU run needs into
 #                                   build-gpu-bench/ (git-ignored, about 48 MB): the library,
 #                                   stripped, and the libraries it links that a GPU machine
@@ -59,6 +64,17 @@ only_onnx=false
 only_real=false
 only_contention=false
 gpu=false
+if [[ ${1:-} == overhead ]]; then
+  # The library and one small program: no Python, no ONNX Runtime.
+  shift
+  build=${MAX_C_BENCH_BUILD:-$MAX_C_ROOT/build-bench}
+  log "building max_c and max_c_overhead in ${build#"$MAX_C_ROOT"/}"
+  "$MAX_C_ROOT/scripts/build.sh" "$build" -DMAX_C_BUILD_TESTS=OFF --target max_c --target max_c_overhead
+  mkdir -p "$build/overhead"
+  "$build/bench/max_c_overhead" --json "$build/overhead/overhead.json" "$@"
+  log "wrote ${build#"$MAX_C_ROOT"/}/overhead/overhead.json"
+  exit
+fi
 if [[ ${1:-} == gpu-pack ]]; then
   gpu_pack=true
   onnx_args=()

@@ -6,27 +6,35 @@ using namespace maxc::capi;
 
 namespace {
 
+// tensors[i], shared. Its argument's name ("inputs[2]") is spelled only when the handle is
+// wrong: an execute checks every input, and a call that passes them well builds no text.
+Ref<Tensor> tensor_item(max_tensor_t* const* tensors, size_t i, const char* arg) {
+  const auto* object = reinterpret_cast<const Object*>(tensors[i]);
+  if (!object || object->kind() != ObjectKind::kTensor) deref(tensors[i], str_cat(arg, "[", i, "]").c_str());
+  return share(tensors[i], arg);
+}
+
+// names[i], copied; named "names[2]" only when it is NULL.
+std::string name_item(const char* const* names, size_t i, const char* arg) {
+  if (!names[i]) fail(Code::kInvalidArgument, arg, "[", i, "] is NULL");
+  return names[i];
+}
+
 NamedTensors named_tensors(const char* const* names, max_tensor_t* const* tensors, size_t count,
                            const char* names_arg, const char* tensors_arg) {
   NamedTensors result;
   if (count == 0) return result;
   if (!names) fail(Code::kInvalidArgument, names_arg, " is NULL with a count of ", count);
   if (!tensors) fail(Code::kInvalidArgument, tensors_arg, " is NULL with a count of ", count);
-  for (size_t i = 0; i < count; ++i) {
-    std::string name_arg = str_cat(names_arg, "[", i, "]");
-    std::string tensor_arg = str_cat(tensors_arg, "[", i, "]");
-    result.emplace_back(string_arg(names[i], name_arg.c_str()), share(tensors[i], tensor_arg.c_str()));
-  }
+  for (size_t i = 0; i < count; ++i)
+    result.emplace_back(name_item(names, i, names_arg), tensor_item(tensors, i, tensors_arg));
   return result;
 }
 
 std::vector<Ref<Tensor>> tensor_args(max_tensor_t* const* tensors, size_t count, const char* arg) {
   std::vector<Ref<Tensor>> result;
   if (count > 0 && !tensors) fail(Code::kInvalidArgument, arg, " is NULL with a count of ", count);
-  for (size_t i = 0; i < count; ++i) {
-    std::string item = str_cat(arg, "[", i, "]");
-    result.push_back(share(tensors[i], item.c_str()));
-  }
+  for (size_t i = 0; i < count; ++i) result.push_back(tensor_item(tensors, i, arg));
   return result;
 }
 

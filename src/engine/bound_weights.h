@@ -22,7 +22,8 @@ class BoundWeights {
   explicit BoundWeights(std::vector<Ref<Tensor>> tensors) : tensors_(std::move(tensors)) {}
 
   const std::vector<Ref<Tensor>>& tensors() const { return tensors_; }
-  // One address per plan.prepacks slot, packing what is missing. Thread-safe.
+  // One address per plan.prepacks slot, packing what is missing. Thread-safe. Called when a
+  // plan is bound to the snapshot (PlanBinding), not per execute.
   std::vector<const void*> packed_for(const ExecPlan& plan) const;
 
  private:

@@ -60,6 +60,11 @@ struct Workspace {
   std::shared_ptr<uint8_t> arena;
   std::unique_ptr<cuda::CudaStream> stream;  // null on the host
   std::shared_ptr<int32_t> error_words;      // GPU: one per step, when a step reports errors
+  // The addresses a call hands its kernels. Kept here rather than made per call: only the
+  // call holding the workspace touches them, and each call reuses the capacity the earlier
+  // ones grew, so a warm workspace runs a plan without allocating.
+  std::vector<const void*> input_addresses;  // the plan's inputs
+  std::vector<void*> step_inputs, step_outputs;  // the step being run's operands
 };
 
 // Workspaces of one arena size on one device, handed to concurrent calls; a call that finds

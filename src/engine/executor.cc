@@ -33,7 +33,7 @@ class WorkspaceLease {
     }
     pool_.release(std::move(workspace_));
   }
-  const Workspace& get() const { return *workspace_; }
+  Workspace& get() const { return *workspace_; }
 
  private:
   WorkspacePool& pool_;
@@ -100,7 +100,7 @@ std::vector<Ref<Tensor>> make_outputs(const ExecPlan& plan, const Program& p) {
   return outputs;
 }
 
-void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args, const Workspace& workspace,
+void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args, Workspace& workspace,
                   std::span<const Ref<Tensor>> outputs) {
   uint8_t* arena = workspace.arena.get();
   const cuda::CudaStream* stream = workspace.stream.get();
@@ -108,7 +108,8 @@ void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& arg
   if (args.pool) pool.emplace(args.pool);
   int32_t* error_words = plan.reports_errors ? workspace.error_words.get() : nullptr;
   if (error_words) plan.device->cuda()->fill_zero(error_words, plan.steps.size() * sizeof(int32_t), stream);
-  std::vector<void*> in_ptrs, out_ptrs;
+  std::vector<void*>& in_ptrs = workspace.step_inputs;
+  std::vector<void*>& out_ptrs = workspace.step_outputs;
   // Step k in pass `pass` of its loop (0 outside loops).
   auto run = [&](size_t k, int64_t pass) {
     const Step& step = plan.steps[k];
@@ -156,13 +157,32 @@ void check_step_errors(const ExecPlan& plan, const Workspace& workspace) {
       fail(Code::kInvalidArgument, "op '", plan.steps[k].op, "': ", step_error(plan.steps[k].error, words[k]));
 }
 
-std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
+namespace {
+
+std::vector<Ref<Tensor>> run_in(const ExecPlan& plan, const Program& p, const ExecuteArgs& args,
+                                Workspace& workspace) {
   std::vector<Ref<Tensor>> outputs = make_outputs(plan, p);
-  WorkspaceLease workspace(*plan.workspaces);
-  enqueue_plan(plan, p, args, workspace.get(), outputs);
-  if (workspace.get().stream) workspace.get().stream->synchronize();
-  check_step_errors(plan, workspace.get());
+  enqueue_plan(plan, p, args, workspace, outputs);
+  if (workspace.stream) workspace.stream->synchronize();
+  check_step_errors(plan, workspace);
   return outputs;
+}
+
+}  // namespace
+
+std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args) {
+  WorkspaceLease workspace(*plan.workspaces);
+  return run_in(plan, p, args, workspace.get());
+}
+
+std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, ExecuteArgs args,
+                                  std::span<const Ref<Tensor>> inputs) {
+  WorkspaceLease workspace(*plan.workspaces);
+  std::vector<const void*>& addresses = workspace.get().input_addresses;
+  addresses.clear();
+  for (const Ref<Tensor>& t : inputs) addresses.push_back(t->data());
+  args.inputs = addresses;
+  return run_in(plan, p, args, workspace.get());
 }
 
 }  // namespace maxc

@@ -30,6 +30,10 @@ struct ExecuteArgs {
 // kernel reported an error (on a GPU, found once the stream is done). Before each step it
 // checks the calling thread's run limits (engine/run_limits.h).
 std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args);
+// As above, on input tensors (dense, on the plan's device, in program order) in place of
+// args.inputs: their addresses go into the call's workspace, not a list of the call's own.
+std::vector<Ref<Tensor>> run_plan(const ExecPlan& plan, const Program& p, ExecuteArgs args,
+                                  std::span<const Ref<Tensor>> inputs);
 
 // The pieces of run_plan, for a graph that is captured once and replayed into the same
 // buffers (engine/captured_graph.h).
@@ -39,7 +43,7 @@ std::vector<Ref<Tensor>> make_outputs(const ExecPlan& plan, const Program& p);
 // Queues every step, and the copies of the outputs no step writes in place, in `workspace`
 // (on a GPU, on its stream: nothing waits). On the host each step is recorded in this
 // thread's open LaunchTrace, if any; a GPU's kernels record themselves.
-void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args, const Workspace& workspace,
+void enqueue_plan(const ExecPlan& plan, const Program& p, const ExecuteArgs& args, Workspace& workspace,
                   std::span<const Ref<Tensor>> outputs);
 // Once the workspace's work is done: fails naming the first step whose kernel set its error
 // word. Nothing on the host, where kernels throw.

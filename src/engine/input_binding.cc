@@ -12,7 +12,6 @@ struct Binder {
   const Program& p;
   const Device& device;
   SymbolValues values;
-  std::map<std::string, std::string, std::less<>> source;  // symbol -> where it was bound
 
   void check_tensor(size_t i, const Tensor& t) {
     const TensorType& want = p.types[p.inputs[i].value];
@@ -44,13 +43,21 @@ struct Binder {
 
   void bind(size_t i, size_t axis, const std::string& symbol, int64_t got) {
     auto [it, fresh] = values.emplace(symbol, got);
-    if (fresh) {
-      source[symbol] = str_cat(input_label(p, i), " dim ", axis);
-      return;
-    }
-    if (it->second != got)
+    if (!fresh && it->second != got)
       fail(Code::kInvalidArgument, input_label(p, i), ": dim ", axis, " is ", got, " but '", symbol, "' is ",
-           it->second, " (from ", source[symbol], ")");
+           it->second, " (from ", first_binding(symbol), ")");
+  }
+
+  // Where `symbol` got its value: the first plain dim that names it, in input order, as
+  // bind_plain_dims meets them. Spelled only for an error, so a call that binds well builds
+  // no text.
+  std::string first_binding(const std::string& symbol) const {
+    for (size_t i = 0; i < p.inputs.size(); ++i) {
+      const std::vector<Dim>& dims = p.types[p.inputs[i].value].dims;
+      for (size_t a = 0; a < dims.size(); ++a)
+        if (dims[a].is_symbolic() && dims[a].symbol() == symbol) return str_cat(input_label(p, i), " dim ", a);
+    }
+    return "?";
   }
 
   // Dims like "seq + 1": every symbol must already be bound by a plain dim somewhere.
@@ -79,7 +86,7 @@ SymbolValues bind_inputs(const Program& p, std::span<const Ref<Tensor>> inputs, 
     fail(Code::kInvalidArgument, "the model takes ", p.inputs.size(), " input(s) (", names, ") but got ",
          inputs.size());
   }
-  Binder b{p, device, {}, {}};
+  Binder b{p, device, {}};
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]) fail(Code::kInvalidArgument, input_label(p, i), " is NULL");
     b.check_tensor(i, *inputs[i]);

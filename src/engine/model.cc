@@ -49,23 +49,39 @@ NamedTensors declared_by(const CompiledModel& c, const NamedTensors& weights) {
 
 // What a run reads of the caller's inputs, checked (bind_inputs) and dense on the model's
 // device. Where the compiled model copies inputs, one on another device is copied there
-// first; otherwise bind_inputs refuses it by name.
-struct CheckedInputs {
+// first; otherwise bind_inputs refuses it by name. When every input is dense on the device
+// already, `dense` is the caller's list itself: the common call copies nothing.
+class CheckedInputs {
+ public:
+  CheckedInputs(std::span<const Ref<Tensor>> given, const CompiledModel& c);
+  // `dense` may point into `copies_`.
+  CheckedInputs(const CheckedInputs&) = delete;
+  CheckedInputs& operator=(const CheckedInputs&) = delete;
+
   SymbolValues symbols;
-  std::vector<Ref<Tensor>> dense;
+  std::span<const Ref<Tensor>> dense;
+
+ private:
+  std::vector<Ref<Tensor>> copies_;  // every input as read, once some had to be copied
 };
 
-CheckedInputs check_inputs(std::span<const Ref<Tensor>> given, const CompiledModel& c) {
-  std::vector<Ref<Tensor>> inputs(given.begin(), given.end());
-  if (c.copies_inputs())
-    for (auto& t : inputs)
-      if (t && t->device().get() != c.device().get()) t = t->copy(c.device());
-  CheckedInputs result{bind_inputs(c.program(), inputs, *c.device()), {}};
-  for (const auto& t : inputs) result.dense.push_back(dense_on(t, c.device()));
-  return result;
+CheckedInputs::CheckedInputs(std::span<const Ref<Tensor>> given, const CompiledModel& c) : dense(given) {
+  auto elsewhere = [&c](const Ref<Tensor>& t) { return t && t->device().get() != c.device().get(); };
+  if (c.copies_inputs() && std::any_of(given.begin(), given.end(), elsewhere)) {
+    copies_.assign(given.begin(), given.end());
+    for (auto& t : copies_)
+      if (elsewhere(t)) t = t->copy(c.device());
+    dense = copies_;
+  }
+  symbols = bind_inputs(c.program(), dense, *c.device());
+  if (std::all_of(dense.begin(), dense.end(), [](const Ref<Tensor>& t) { return t->is_contiguous(); })) return;
+  std::vector<Ref<Tensor>> packed;
+  for (const auto& t : dense) packed.push_back(dense_on(t, c.device()));
+  copies_ = std::move(packed);
+  dense = copies_;
 }
 
-std::vector<const void*> addresses_of(const std::vector<Ref<Tensor>>& tensors) {
+std::vector<const void*> addresses_of(std::span<const Ref<Tensor>> tensors) {
   std::vector<const void*> addresses;
   for (const auto& t : tensors) addresses.push_back(t->data());
   return addresses;
@@ -226,6 +242,7 @@ void Model::reload(const NamedTensors& weights) {
     std::lock_guard lock(mu_);
     if (weights_ != base) continue;
     weights_ = std::move(next);
+    bindings_ = {};  // bound to the old weights; calls running on them hold their own
     return;
   }
 }
@@ -233,6 +250,23 @@ void Model::reload(const NamedTensors& weights) {
 std::shared_ptr<const BoundWeights> Model::snapshot() const {
   std::lock_guard lock(mu_);
   return weights_;
+}
+
+std::shared_ptr<const PlanBinding> Model::binding_for(const SymbolValues& symbols) const {
+  std::shared_ptr<const BoundWeights> weights;
+  {
+    std::lock_guard lock(mu_);
+    if (const std::shared_ptr<const PlanBinding>* cached = bindings_.find(symbols)) return *cached;
+    weights = weights_;
+  }
+  // Planned and packed outside the lock, which every execute takes: two threads meeting a new
+  // shape at once may both bind it, and one binding is kept.
+  auto binding = std::make_shared<const PlanBinding>(compiled_, compiled_->plan_for(symbols), weights);
+  std::lock_guard lock(mu_);
+  // A reload since the weights were read: this binding serves this call only.
+  if (weights_ == weights && !bindings_.find(symbols))
+    bindings_.put(symbols, binding, static_cast<size_t>(compiled_->settings().plan_cache_capacity));
+  return binding;
 }
 
 std::vector<Ref<Tensor>> Model::execute(std::span<const Ref<Tensor>> given) const {
@@ -274,14 +308,13 @@ std::vector<Ref<Tensor>> Model::execute_unchecked(std::span<const Ref<Tensor>> g
     return model->execute(rest);
   }
   if (!compiled_->stages().empty()) return execute_in_stages(given);
-  const CheckedInputs inputs = check_inputs(given, *compiled_);
-  const PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols), snapshot());
-  const std::vector<const void*> in = addresses_of(inputs.dense);
-  return run_plan(*binding.plan, compiled_->program(), binding.args(in));
+  const CheckedInputs inputs(given, *compiled_);
+  const std::shared_ptr<const PlanBinding> binding = binding_for(inputs.symbols);
+  return run_plan(*binding->plan, compiled_->program(), binding->args({}), inputs.dense);
 }
 
 std::vector<Ref<Tensor>> Model::execute_in_stages(std::span<const Ref<Tensor>> given) const {
-  CheckedInputs inputs = check_inputs(given, *compiled_);
+  CheckedInputs inputs(given, *compiled_);
   const Program& whole = compiled_->program();
   const std::shared_ptr<const BoundWeights> weights = snapshot();
   std::map<ValueId, Ref<Tensor>> computed;  // the stages' outputs so far, and the inputs
@@ -303,7 +336,7 @@ std::vector<Ref<Tensor>> Model::execute_in_stages(std::span<const Ref<Tensor>> g
 std::vector<Ref<Tensor>> Model::capture(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> given) {
   refuse_capture();
   const uint64_t key = graph_key(keys, *compiled_->device());
-  CheckedInputs inputs = check_inputs(given, *compiled_);
+  CheckedInputs inputs(given, *compiled_);
   PlanBinding binding(compiled_, compiled_->plan_for(inputs.symbols), snapshot());
   std::shared_ptr<const CapturedGraph> graph =
       CapturedGraph::capture(std::move(binding), std::move(inputs.symbols), inputs.dense);
@@ -324,11 +357,11 @@ std::shared_ptr<const CapturedGraph> Model::captured(std::span<const uint64_t> k
     if (it == graphs_.end()) fail(Code::kFailedPrecondition, "nothing is captured under graph key ", key);
     graph = it->second;
   }
-  CheckedInputs inputs = check_inputs(given, *compiled_);
+  const CheckedInputs inputs(given, *compiled_);
   if (inputs.symbols != graph->symbols())
     fail(Code::kInvalidArgument, "the inputs bind ", symbols_text(inputs.symbols), " but graph key ", key,
          " was captured with ", symbols_text(graph->symbols()));
-  dense = std::move(inputs.dense);
+  dense.assign(inputs.dense.begin(), inputs.dense.end());
   return graph;
 }
 

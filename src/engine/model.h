@@ -17,6 +17,8 @@
 #include "engine/bound_weights.h"
 #include "engine/captured_graph.h"
 #include "engine/compiled_model.h"
+#include "engine/lru_cache.h"
+#include "engine/plan_binding.h"
 #include "weights/registry.h"
 
 namespace maxc {
@@ -67,6 +69,9 @@ class Model : public Object {
   // `base` plus `updates`, checked; with `require_all`, every weight must be named.
   Weights merge(const Weights& base, const NamedTensors& updates, bool require_all) const;
   std::shared_ptr<const BoundWeights> snapshot() const;
+  // The plan for these symbols bound to the current weights: made once per shape and
+  // snapshot (planning, packing weights), then found under the one lock an execute takes.
+  std::shared_ptr<const PlanBinding> binding_for(const SymbolValues& symbols) const;
   // The graph captured under `keys`, its inputs checked against the capture's shapes.
   std::shared_ptr<const CapturedGraph> captured(std::span<const uint64_t> keys, std::span<const Ref<Tensor>> inputs,
                                                 std::vector<Ref<Tensor>>& dense) const;
@@ -93,6 +98,9 @@ class Model : public Object {
   Ref<CompiledModel> compiled_;
   mutable std::mutex mu_;
   std::shared_ptr<const BoundWeights> weights_;
+  // The bindings of weights_ to the plans of the shapes run since it was installed, as many
+  // as the compiled model keeps plans; a reload clears them.
+  mutable LruCache<SymbolValues, std::shared_ptr<const PlanBinding>> bindings_;  // under mu_
   std::map<uint64_t, std::shared_ptr<const CapturedGraph>> graphs_;  // under mu_
   // A specializing model's: the weights given, and the model of each compiled specialization.
   NamedTensors given_;                                                       // under mu_

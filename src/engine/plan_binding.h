@@ -1,6 +1,7 @@
 // Everything one run of a plan reads besides its inputs: the plan, the weights snapshot it
-// runs with and their packed copies, and the compiled model that owns its constants. Held by
-// one call (Model::execute) or, for as long as it may replay, by a captured graph.
+// runs with and their packed copies, and the compiled model that owns its constants. Made
+// once per plan and snapshot and shared by the calls that run them (Model::binding_for), so
+// an execute resolves no weight; or held, for as long as it may replay, by a captured graph.
 #pragma once
 
 #include <memory>
