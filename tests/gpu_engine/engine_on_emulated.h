@@ -175,6 +175,18 @@ class EngineOnEmulatedGpu : public ::testing::Test {
     *on_cpu = tensor_bytes(*cpu[0]);
   }
 
+  // One cast node on both engines: one launch, of a kernel whose name holds `kernel`, and the
+  // same bytes. `what` names the case in failures.
+  void expect_one_cast_launch(DType in, DType out, bool saturate, const std::vector<int64_t>& dims,
+                              const std::vector<uint8_t>& x, const std::string& kernel, const std::string& what) {
+    driver_log().launches.clear();
+    std::vector<uint8_t> gpu, cpu;
+    cast_on_both(in, out, saturate, dims, x, &gpu, &cpu);
+    EXPECT_EQ(driver_log().launches.size(), 1u) << what;
+    EXPECT_EQ(launches_of(kernel), 1u) << what;
+    EXPECT_EQ(gpu, cpu) << what;
+  }
+
   Ref<Device> gpu_;
   Ref<Context> context_;
 };

@@ -30,12 +30,7 @@ class GpuFloat8Cast : public EngineOnEmulatedGpu {
   void expect_cast(DType in, DType out, bool saturate, const std::vector<int64_t>& dims,
                    const std::vector<uint8_t>& x) {
     const std::string what = std::string(dtype_name(in)) + " -> " + dtype_name(out) + (saturate ? "" : " unsaturated");
-    driver_log().launches.clear();
-    std::vector<uint8_t> gpu, cpu;
-    cast_on_both(in, out, saturate, dims, x, &gpu, &cpu);
-    EXPECT_EQ(driver_log().launches.size(), 1u) << what;
-    EXPECT_EQ(launches_of("gpu__cast_"), 1u) << what;
-    EXPECT_EQ(gpu, cpu) << what;
+    expect_one_cast_launch(in, out, saturate, dims, x, "gpu__cast_", what);
   }
 
   // float32 [2, 32] to float8, with and without saturation.

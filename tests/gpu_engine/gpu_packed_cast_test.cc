@@ -39,12 +39,7 @@ class GpuPackedCast : public EngineOnEmulatedGpu {
                    int64_t numel) {
     const std::string what = std::string(dtype_name(in)) + " -> " + dtype_name(out);
     ASSERT_EQ(x.size(), dtype_bytes_for(in, static_cast<uint64_t>(numel))) << what << ": the input's bytes";
-    driver_log().launches.clear();
-    std::vector<uint8_t> gpu, cpu;
-    cast_on_both(in, out, saturate, dims, x, &gpu, &cpu);
-    EXPECT_EQ(driver_log().launches.size(), 1u) << what;
-    EXPECT_EQ(launches_of("cast_packed"), 1u) << what;
-    EXPECT_EQ(gpu, cpu) << what;
+    expect_one_cast_launch(in, out, saturate, dims, x, "cast_packed", what);
   }
 };
 
