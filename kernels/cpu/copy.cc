@@ -101,10 +101,13 @@ void transpose_copy(const StridedCopy& p, const uint8_t* src, uint8_t* dst) {
   const int64_t src_ld = p.src_strides[last], dst_ld = dst_strides[j];
   const int64_t tiles = (na + kTransposeTile - 1) / kTransposeTile;
   const int64_t outer = p.num_elements / (na * nb);
+  // A chunk's consecutive tiles of one plane go in one call, whose strips then walk the whole
+  // range: a call per 32-row tile keeps every source row of the plane in flight at once
+  // (NCHW -> NHWC over 64 channels ran 2-3x slower that way).
   parallel_for(outer * tiles, kTransposeTile * nb, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t o = item / tiles, a0 = (item % tiles) * kTransposeTile;
-      const int64_t a1 = std::min(a0 + kTransposeTile, na);
+    for (int64_t item = begin; item < end;) {
+      const int64_t o = item / tiles, next = std::min(end, (o + 1) * tiles);
+      const int64_t a0 = (item - o * tiles) * kTransposeTile, a1 = std::min((next - o * tiles) * kTransposeTile, na);
       int64_t so = p.src_offset, d = 0, rest = o;
       for (size_t i = outer_dims.size(); i-- > 0;) {
         const int64_t idx = rest % outer_dims[i];
@@ -113,6 +116,7 @@ void transpose_copy(const StridedCopy& p, const uint8_t* src, uint8_t* dst) {
         d += idx * outer_dst[i];
       }
       transpose_plane(src + (so + a0) * w, src_ld, dst + (d + a0 * dst_ld) * w, dst_ld, a1 - a0, nb, p.elem_bytes);
+      item = next;
     }
   });
 }

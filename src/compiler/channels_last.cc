@@ -22,7 +22,9 @@
 //                       readers that stay NCHW; dead-code elimination drops those nobody reads
 //
 // Elementwise nodes whose operands all have NHWC forms (or are one element) follow, and so do
-// one-axis reductions (GlobalAveragePool's means over H and W). The graph's own permutes join
+// one-axis reductions (GlobalAveragePool's means over H and W) and the concats and splits of
+// such values along any axis (SqueezeNet's fire modules, Inception's and DenseNet's blocks
+// join branches along the channels: without them every block left NHWC and came back). The graph's own permutes join
 // in: permute {0,3,1,2} of y is a value whose NHWC form is y, and permute {0,2,3,1} of a value
 // is its NHWC form, or, where it has one already, a copy of it that goes. So a pool, which
 // ONNX imports as NHWC between those two permutes, reads the convolution's output as it is.
@@ -66,14 +68,26 @@ bool is_scalar(const TensorType& t) {
   return count.is_static() && count.static_value() == 1;
 }
 
-// The axis of a one-input sum, mean, max or min, normalized; nothing for other nodes.
+// The "axis" of a rank-4 node, normalized (absent: `absent`); nothing when out of range.
+std::optional<int64_t> axis_of(const Node& n, std::optional<int64_t> absent = std::nullopt) {
+  const AttrValue* v = n.attrs.find("axis");
+  const int64_t* axis = v ? std::get_if<int64_t>(v) : nullptr;
+  if (!axis) return absent;
+  if (*axis < -4 || *axis >= 4) return std::nullopt;
+  return *axis < 0 ? *axis + 4 : *axis;
+}
+
+// The axis of a one-input sum, mean, max or min; nothing for other nodes.
 std::optional<int64_t> reduction_axis(const Node& n) {
   const bool reduction = n.op == "sum" || n.op == "mean" || n.op == "max" || n.op == "min";
   if (!reduction || n.inputs.size() != 1 || n.outputs.size() != 1) return std::nullopt;
-  const AttrValue* v = n.attrs.find("axis");
-  const int64_t* axis = v ? std::get_if<int64_t>(v) : nullptr;
-  if (!axis || *axis < -4 || *axis >= 4) return std::nullopt;
-  return *axis < 0 ? *axis + 4 : *axis;
+  return axis_of(n);
+}
+
+// The axis of a concat or split (both default to 0); nothing for other nodes.
+std::optional<int64_t> joining_axis(const Node& n) {
+  if ((n.op != "concat" && n.op != "split") || n.inputs.empty() || n.outputs.empty()) return std::nullopt;
+  return axis_of(n, 0);
 }
 
 class ChannelsLast {
@@ -87,6 +101,7 @@ class ChannelsLast {
       if (is_nchw_conv(p_, n)) conv_to_nhwc(std::move(n));
       else if (follows_nhwc(n)) elementwise_to_nhwc(std::move(n));
       else if (reduces_nhwc(n)) reduction_to_nhwc(std::move(n));
+      else if (joins_nhwc(n)) join_to_nhwc(std::move(n));
       else {
         note_permute(n);
         p_.nodes.push_back(std::move(n));
@@ -154,7 +169,9 @@ class ChannelsLast {
   }
 
   // An elementwise node (one op or a fused chain) with float32 rank-4 outputs of one shape,
-  // whose every input either has an NHWC form of the outputs' dims or is one element.
+  // whose every input either has an NHWC form or is one element. An NHWC form may broadcast
+  // (a squeeze-and-excitation block's [N, C, 1, 1] scale of a [N, C, H, W] map): the same
+  // permutation of both sides broadcasts the same way.
   bool follows_nhwc(const Node& n) const {
     if (n.op != "fused_elementwise" && !(n.steps.empty() && is_elementwise_op(n.op, n.inputs.size()))) return false;
     if (n.outputs.empty() || !is_float32_rank4(p_.types[n.outputs[0]])) return false;
@@ -163,7 +180,7 @@ class ChannelsLast {
       if (p_.types[o].dtype != DType::kFloat32 || p_.types[o].dims != dims) return false;
     bool any = false;
     for (ValueId v : n.inputs) {
-      if (nhwc_.contains(v) && p_.types[v].dims == dims) any = true;
+      if (nhwc_.contains(v)) any = true;
       else if (!is_scalar(p_.types[v])) return false;
     }
     return any;
@@ -196,6 +213,23 @@ class ChannelsLast {
     n.inputs[0] = nhwc_.at(n.inputs[0]);
     const std::vector<ValueId> plain = n.outputs;
     n.outputs = {new_nhwc_value(plain[0])};
+    emit_nhwc(std::move(n), plain);
+  }
+
+  // A concat of values that all have NHWC forms, or a split of one; float32 rank 4 throughout.
+  bool joins_nhwc(const Node& n) const {
+    if (!joining_axis(n)) return false;
+    for (ValueId v : n.outputs)
+      if (!is_float32_rank4(p_.types[v])) return false;
+    return std::all_of(n.inputs.begin(), n.inputs.end(), [this](ValueId v) { return nhwc_.contains(v); });
+  }
+
+  // The same concat or split over the NHWC forms, along the axis that holds the NCHW one.
+  void join_to_nhwc(Node n) {
+    n.attrs.set("axis", kToNchw[static_cast<size_t>(*joining_axis(n))]);
+    for (ValueId& v : n.inputs) v = nhwc_.at(v);
+    const std::vector<ValueId> plain = n.outputs;
+    for (ValueId& v : n.outputs) v = new_nhwc_value(v);
     emit_nhwc(std::move(n), plain);
   }
 

@@ -256,6 +256,51 @@ TEST(ChannelsLast, StemPoolDepthwiseAndGlobalMeanStayNhwc) {
   }
 }
 
+// SqueezeNet's fire module and its mirror: two branches joined by a concat along the
+// channels, then split apart again along them (and a concat along W, with a negative
+// axis). The joins run on the NHWC forms too: one permute in, one out.
+TEST(ChannelsLast, ConcatAndSplitStayNhwc) {
+  Graph g("fire");
+  ValueId x = g.add_input("x", f32({"n", 4, 6, 6}));
+  ValueId s = g.add_op("relu", {g.add_op("conv2d", {x, g.add_weight("f0", f32({3, 4, 1, 1}))}, nchw_conv(1))[0]})[0];
+  ValueId a = g.add_op("conv2d", {s, g.add_weight("f1", f32({5, 3, 1, 1}))}, nchw_conv(1))[0];
+  ValueId b = g.add_op("conv2d", {s, g.add_weight("f2", f32({6, 3, 3, 3}))}, nchw_conv(3))[0];
+  ValueId y = g.add_op("concat", {a, b}, {{"axis", int64_t{1}}})[0];
+  auto parts = g.add_op("split", {y}, {{"split_sizes", std::vector<Dim>{Dim(7), Dim(4)}}, {"axis", int64_t{1}}});
+  ValueId c = g.add_op("conv2d", {parts[0], g.add_weight("f3", f32({4, 7, 1, 1}))}, nchw_conv(1))[0];
+  ValueId d = g.add_op("conv2d", {parts[1], g.add_weight("f4", f32({4, 4, 1, 1}))}, nchw_conv(1))[0];
+  g.set_outputs({{"y", g.add_op("concat", {c, d}, {{"axis", int64_t{-1}}})[0]}});
+  const NamedTensors w = {{"f0", random_tensor({3, 4, 1, 1}, 1)}, {"f1", random_tensor({5, 3, 1, 1}, 2)},
+                          {"f2", random_tensor({6, 3, 3, 3}, 3)}, {"f3", random_tensor({4, 7, 1, 1}, 4)},
+                          {"f4", random_tensor({4, 4, 1, 1}, 5)}};
+  auto [fused, reference] = fused_and_plain(g, w);
+  const Program& p = fused->compiled()->program();
+  EXPECT_EQ(count_ops(p, "permute"), 2) << p.to_string();
+  EXPECT_EQ(count_ops(p, "concat"), 2) << p.to_string();
+  expect_nhwc_convs(p);
+  for (int64_t batch : {1, 2}) expect_same_outputs(*fused, *reference, {random_tensor({batch, 4, 6, 6}, 9)});
+}
+
+// A squeeze-and-excitation block (MobileNetV3, PP-OCR): a [N, C, 1, 1] scale computed from
+// the map's means multiplies the [N, C, H, W] map. The broadcasting multiply runs on the
+// NHWC forms of both, so the block never leaves NHWC.
+TEST(ChannelsLast, SqueezeExcitationStaysNhwc) {
+  Graph g("se");
+  ValueId x = g.add_input("x", f32({"n", 8, 5, 7}));
+  ValueId y = g.add_op("conv2d", {x, g.add_weight("f0", f32({8, 8, 3, 3}))}, nchw_conv(3))[0];
+  ValueId s = g.add_op("mean", {g.add_op("mean", {y}, {{"axis", int64_t{2}}})[0]}, {{"axis", int64_t{3}}})[0];
+  s = g.add_op("sigmoid", {g.add_op("conv2d", {s, g.add_weight("f1", f32({8, 8, 1, 1}))}, nchw_conv(1))[0]})[0];
+  y = g.add_op("mul", {y, s})[0];
+  g.set_outputs({{"y", g.add_op("conv2d", {y, g.add_weight("f2", f32({4, 8, 1, 1}))}, nchw_conv(1))[0]}});
+  const NamedTensors w = {{"f0", random_tensor({8, 8, 3, 3}, 1)}, {"f1", random_tensor({8, 8, 1, 1}, 2)},
+                          {"f2", random_tensor({4, 8, 1, 1}, 3)}};
+  auto [fused, reference] = fused_and_plain(g, w);
+  const Program& p = fused->compiled()->program();
+  EXPECT_EQ(count_ops(p, "permute"), 2) << p.to_string();
+  expect_nhwc_convs(p);
+  for (int64_t batch : {1, 2}) expect_same_outputs(*fused, *reference, {random_tensor({batch, 8, 5, 7}, 9)});
+}
+
 // Two convolutions read one weight with different constant scales: each packs its own
 // scaled copy (the layout key names the scale), and neither sees the other's.
 TEST(ChannelsLast, OneWeightScaledTwoWays) {

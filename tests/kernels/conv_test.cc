@@ -241,8 +241,9 @@ TEST(Pool, MaxAndAverageMatchReference) {
   for (const cpu::Pool2dShape& s :
        {pool(7, 8, 3, 2, 2, 1, 0, false), pool(7, 8, 5, 3, 2, 1, 1, false), pool(9, 9, 4, 2, 1, 2, 0, false),
         pool(7, 8, 3, 3, 2, 1, 0, true), pool(7, 7, 3, 3, 2, 1, 1, true), pool(5, 5, 2, 2, 3, 1, 1, true),
-        // channels in multiples of 8: max pool's vector path
-        pool(7, 8, 8, 3, 2, 1, 1, false), pool(9, 9, 16, 2, 1, 2, 0, true)}) {
+        // channels in multiples of 8: max pool's vector path, by 32 channels then by 8
+        pool(7, 8, 8, 3, 2, 1, 1, false), pool(9, 9, 16, 2, 1, 2, 0, true), pool(9, 8, 40, 3, 2, 1, 1, false),
+        pool(8, 9, 64, 3, 1, 2, 2, true)}) {
     const auto x = random_floats(s.batch * s.in_h * s.in_w * s.channels, 10);
     std::vector<float> out(static_cast<size_t>(s.batch * s.out_h * s.out_w * s.channels));
     cpu::max_pool2d(DType::kFloat32, s, x.data(), out.data());
@@ -266,9 +267,9 @@ TEST(Pool, MaxPropagatesNaNAndWorksOnIntegers) {
   cpu::max_pool2d(DType::kInt64, s, ix.data(), iout.data());
   EXPECT_EQ(iout, (std::vector<int64_t>{-5, 4}));
   EXPECT_FALSE(cpu::avg_pool2d_supports(DType::kInt32));
-  // The vector path (channels in multiples of 8: one vector, then two): a NaN in one channel
-  // wins that channel only.
-  for (int64_t c8 : {8, 16}) {
+  // The vector path (channels in multiples of 8: one vector, two, then five: four at once and
+  // one): a NaN in one channel wins that channel only.
+  for (int64_t c8 : {8, 16, 40}) {
     const cpu::Pool2dShape s8 = pool(2, 2, c8, 2, 2, 1, 0, false);
     std::vector<float> x8(static_cast<size_t>(2 * 4 * c8), 1.f), out8(static_cast<size_t>(2 * c8));
     x8[static_cast<size_t>(2 * c8 + c8 - 5)] = std::numeric_limits<float>::quiet_NaN();

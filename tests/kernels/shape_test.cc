@@ -7,11 +7,13 @@
 #include <random>
 #include <vector>
 
+#include "base/str_cat.h"
 #include "engine/lowering.h"
 #include "kernels/cpu/copy.h"
 #include "kernels/cpu/copy_concat.h"
 #include "kernels/cpu/copy_repeat.h"
 #include "kernels/cpu/pad.h"
+#include "kernels/cpu/thread_pool.h"
 #include "kernels/cpu/transpose.h"
 
 namespace maxc {
@@ -110,9 +112,10 @@ TEST(StridedCopy, EveryWidthEveryPermutationOfRank4) {
   } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
-TEST(StridedCopy, LargeTransposesMatchTheReference) {
-  // Sizes off the 8x8 register block and the 32x32 tile, big enough to run in parallel.
-  for (const Dims& in : {Dims{67, 131}, Dims{2, 257, 100}, Dims{4, 128, 12, 64}, Dims{1, 9, 8}}) {
+void expect_large_transposes() {
+  // Sizes off the 8x8 register block and the 32x32 tile; with a pool, chunks of tiles that
+  // end mid-plane and span planes (a chunk's tiles of one plane go in one call).
+  for (const Dims& in : {Dims{67, 131}, Dims{2, 257, 100}, Dims{4, 128, 12, 64}, Dims{1, 9, 8}, Dims{3, 64, 1000}}) {
     Dims perm(in.size());
     std::iota(perm.begin(), perm.end(), 0);
     std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
@@ -122,11 +125,22 @@ TEST(StridedCopy, LargeTransposesMatchTheReference) {
     expect_copy<uint16_t>(in, out, strides, 0, Kind::kTranspose);
     expect_copy<double>(in, out, strides, 0, Kind::kTranspose);
   }
-  // Attention's [B, S, H, D] -> [B, H, D, S].
-  const Dims bshd = {2, 70, 3, 40};
-  Dims out;
-  const Dims strides = permuted_strides(bshd, {0, 2, 3, 1}, &out);
-  expect_copy<float>(bshd, out, strides, 0, Kind::kTranspose);
+  // Attention's [B, S, H, D] -> [B, H, D, S], and NCHW -> NHWC.
+  for (const auto& [in, perm] : {std::pair{Dims{2, 70, 3, 40}, Dims{0, 2, 3, 1}}, {Dims{2, 64, 37, 41}, Dims{0, 2, 3, 1}}}) {
+    Dims out;
+    const Dims strides = permuted_strides(in, perm, &out);
+    expect_copy<float>(in, out, strides, 0, Kind::kTranspose);
+  }
+}
+
+TEST(StridedCopy, LargeTransposesMatchTheReference) {
+  expect_large_transposes();
+  for (int32_t threads : {2, 3}) {
+    SCOPED_TRACE(str_cat(threads, " threads"));
+    cpu::ThreadPool pool(threads);
+    cpu::PoolScope scope(&pool);
+    expect_large_transposes();
+  }
 }
 
 TEST(Transpose, PlaneDirect) {
