@@ -146,7 +146,7 @@ DnnlConv2d::DnnlConv2d(const Conv2dShape& s, dnnl::memory::data_type type, bool 
     dst_ = pd.dst_desc();
     weights_ = pd.weights_desc();
     scratchpad_ = pd.scratchpad_desc();
-    primitive_ = dnnl::convolution_forward(pd);
+    whole_ = Part{src_, dst_, scratchpad_, dnnl::convolution_forward(pd)};
     ScratchLayout layout;
     layout.add(scratchpad_.get_size());
     needs_reorder_ = weights_ != user_weights_;
@@ -205,74 +205,77 @@ void DnnlConv2d::pack_constant_filter(const void* filter) {
   pack_filter(filter, packed);
 }
 
+// The sites of calls_ (dnnl_call.h): the three reorders, then the whole or each shard.
+enum Site : size_t { kFilterSite, kSrcSite, kDstSite, kFirstPartSite };
+
+void DnnlConv2d::reorder(size_t site, const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory::desc& from,
+                         const void* from_data, const dnnl::memory::desc& to, void* to_data, void* scratchpad) const {
+  const DnnlArg args[] = {{DNNL_ARG_FROM, &from, from_data}, {DNNL_ARG_TO, &to, to_data},
+                          {DNNL_ARG_SCRATCHPAD, &pad, scratchpad}};
+  calls_.run(site, r, std::span(args, pad.get_size() > 0 ? 3 : 2));
+}
+
 void DnnlConv2d::run(const void* x, const void* filter, const void* bias, void* out, void* scratch,
                      bool filter_packed, const float* scale, const float* shift, const float* residual) const {
   try {
-    const dnnl::engine& engine = dnnl_engine();
-    void* weights = const_cast<void*>(filter);
+    const void* weights = filter;
     if (packed_filter_) {
       weights = packed_filter_.get();
     } else if (needs_reorder_ && !filter_packed) {
-      weights = ScratchLayout::at<void>(scratch, filter_at_);
-      run_reorder(reorder_, reorder_scratchpad_, dnnl::memory(user_weights_, engine, const_cast<void*>(filter)),
-              dnnl::memory(weights_, engine, weights), ScratchLayout::at<void>(scratch, reorder_pad_at_));
+      void* packed = ScratchLayout::at<void>(scratch, filter_at_);
+      reorder(kFilterSite, reorder_, reorder_scratchpad_, user_weights_, filter, weights_, packed,
+              ScratchLayout::at<void>(scratch, reorder_pad_at_));
+      weights = packed;
     }
-    void* src = const_cast<void*>(x);
+    const void* src = x;
     if (src_blocked_) {
-      src = ScratchLayout::at<void>(scratch, src_at_);
-      run_reorder(src_reorder_, src_reorder_pad_, dnnl::memory(user_src_, engine, const_cast<void*>(x)),
-              dnnl::memory(src_, engine, src), ScratchLayout::at<void>(scratch, src_pad_at_));
+      void* blocked = ScratchLayout::at<void>(scratch, src_at_);
+      reorder(kSrcSite, src_reorder_, src_reorder_pad_, user_src_, x, src_, blocked,
+              ScratchLayout::at<void>(scratch, src_pad_at_));
+      src = blocked;
     }
     void* dst = dst_blocked_ ? ScratchLayout::at<void>(scratch, dst_at_) : out;
     if (shards_.empty()) {
-      run_part(Part{src_, dst_, scratchpad_, primitive_}, user_dst_, src, weights, bias, dst, scratch, scale, shift,
-               residual);
+      run_part(kFirstPartSite, whole_, user_dst_, src, weights, bias, dst, scratch, scale, shift, residual);
     } else {  // on the caller's layout (plan_shards): slices of x and out
       auto* pads = ScratchLayout::at<char>(scratch, shard_pads_at_);
       parallel_for(static_cast<int64_t>(shards_.size()), kMinWorkPerThread, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           const Shard& sh = shards_[i];
           const Part& p = parts_[sh.part];
-          run_part(p, p.dst, static_cast<const char*>(src) + sh.src_offset * element_bytes_, weights, bias,
-                   static_cast<char*>(dst) + sh.dst_offset * element_bytes_, pads + i * shard_pad_bytes_, scale,
-                   shift, residual ? residual + sh.dst_offset : nullptr);
+          run_part(kFirstPartSite + i, p, p.dst, static_cast<const char*>(src) + sh.src_offset * element_bytes_,
+                   weights, bias, static_cast<char*>(dst) + sh.dst_offset * element_bytes_, pads + i * shard_pad_bytes_,
+                   scale, shift, residual ? residual + sh.dst_offset : nullptr);
         }
       });
     }
     if (dst_blocked_)
-      run_reorder(dst_reorder_, dst_reorder_pad_, dnnl::memory(dst_, engine, dst), dnnl::memory(user_dst_, engine, out),
+      reorder(kDstSite, dst_reorder_, dst_reorder_pad_, dst_, dst, user_dst_, out,
               ScratchLayout::at<void>(scratch, dst_pad_at_));
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "running a oneDNN convolution (" + implementation_ + ")", err);
   }
 }
 
-void DnnlConv2d::run_part(const Part& p, const dnnl::memory::desc& residual_desc, const void* src,
+void DnnlConv2d::run_part(size_t site, const Part& p, const dnnl::memory::desc& residual_desc, const void* src,
                           const void* weights, const void* bias, void* dst, void* scratchpad, const float* scale,
                           const float* shift, const float* residual) const {
-  const dnnl::engine& engine = dnnl_engine();
-  std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, dnnl::memory(p.src, engine, const_cast<void*>(src))},
-      {DNNL_ARG_WEIGHTS, dnnl::memory(weights_, engine, const_cast<void*>(weights))},
-      {DNNL_ARG_DST, dnnl::memory(p.dst, engine, dst)},
-  };
-  if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_, engine, const_cast<void*>(bias)));
-  if (p.scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine, scratchpad));
+  // At most: src, weights, dst, bias, scratchpad and three post-op operands.
+  DnnlArg storage[8] = {{DNNL_ARG_SRC, &p.src, src}, {DNNL_ARG_WEIGHTS, &weights_, weights}, {DNNL_ARG_DST, &p.dst, dst}};
+  size_t n = 3;
+  if (has_bias_) storage[n++] = {DNNL_ARG_BIAS, &bias_, bias};
+  if (p.scratchpad.get_size() > 0) storage[n++] = {DNNL_ARG_SCRATCHPAD, &p.scratchpad, scratchpad};
   if (post_ops_ > 0) {
     int index = 0;
     for (const float* operand : {epilogue_.scale ? scale : nullptr, epilogue_.shift ? shift : nullptr}) {
       if (!operand) continue;
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
-                   dnnl::memory(channel_desc_, engine, const_cast<float*>(operand)));
+      storage[n++] = {DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, &channel_desc_, operand};
       ++index;
     }
     if (epilogue_.residual && !residual_in_destination())
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
-                   dnnl::memory(residual_desc, engine, const_cast<float*>(residual)));
+      storage[n++] = {DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, &residual_desc, residual};
   }
-  dnnl::stream& stream = dnnl_stream();
-  p.primitive.execute(stream, args);
-  stream.wait();
+  calls_.run(site, p.primitive, std::span(storage, n));
 }
 
 void DnnlConv2d::plan_shards(const Conv2dShape& s, dnnl::memory::data_type type, int32_t threads) {

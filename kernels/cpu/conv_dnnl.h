@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv_shape.h"
+#include "kernels/cpu/dnnl_call.h"
 
 namespace maxc::cpu {
 
@@ -82,14 +83,17 @@ class DnnlConv2d {
   // input rows with `top` and `bottom` padding; made on first use.
   size_t part_for(const Conv2dShape& s, dnnl::memory::data_type type, int64_t images, int64_t out_rows,
                   int64_t in_rows, int64_t top, int64_t bottom, std::vector<std::vector<int64_t>>* keys);
-  // Runs one primitive; `residual_desc` describes `residual` (when the epilogue reads one).
-  void run_part(const Part& p, const dnnl::memory::desc& residual_desc, const void* src, const void* weights,
-                const void* bias, void* dst, void* scratchpad, const float* scale, const float* shift,
-                const float* residual) const;
+  // Runs one primitive at call site `site` of calls_; `residual_desc` describes `residual`
+  // (when the epilogue reads one).
+  void run_part(size_t site, const Part& p, const dnnl::memory::desc& residual_desc, const void* src,
+                const void* weights, const void* bias, void* dst, void* scratchpad, const float* scale,
+                const float* shift, const float* residual) const;
+  void reorder(size_t site, const dnnl::reorder& r, const dnnl::memory::desc& pad, const dnnl::memory::desc& from,
+               const void* from_data, const dnnl::memory::desc& to, void* to_data, void* scratchpad) const;
 
   dnnl::memory::desc src_, user_weights_, weights_, bias_, dst_, scratchpad_;
   dnnl::memory::desc user_src_, user_dst_;  // the caller's, when src_/dst_ are blocked
-  dnnl::convolution_forward primitive_;
+  Part whole_;  // the primitive over the whole input, in the layouts oneDNN chose
   dnnl::reorder reorder_, src_reorder_, dst_reorder_;  // filter, input and result, when needed
   dnnl::memory::desc reorder_scratchpad_, src_reorder_pad_, dst_reorder_pad_;
   uint64_t src_pad_at_ = 0, dst_pad_at_ = 0;
@@ -105,6 +109,7 @@ class DnnlConv2d {
   std::string implementation_;
   std::vector<Part> parts_;
   std::vector<Shard> shards_;
+  DnnlCalls calls_;
   uint64_t shard_pad_bytes_ = 0, shard_pads_at_ = 0;
   size_t element_bytes_ = 0;
 };

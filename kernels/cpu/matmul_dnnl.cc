@@ -1,7 +1,6 @@
 #include "kernels/cpu/matmul_dnnl.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <vector>
 
 #include "base/error.h"
@@ -258,18 +257,11 @@ void DnnlMatmul::run_shard(int64_t shard, const char* lhs, const char* rhs, cons
   out += first * cut_.out_step * bytes;
   if (bias) bias = static_cast<const char*>(bias) + first * cut_.bias_step * bytes;
   try {
-    const dnnl::engine& engine = dnnl_engine();
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnnl::memory(p.src, engine, const_cast<char*>(lhs))},
-        {DNNL_ARG_WEIGHTS, dnnl::memory(p.weights, engine, const_cast<char*>(rhs))},
-        {DNNL_ARG_DST, dnnl::memory(p.dst, engine, out)},
-    };
-    if (has_bias_) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, engine, const_cast<void*>(bias)));
-    if (p.scratchpad.get_size() > 0)
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, engine, scratch + shard * shard_pad_bytes_));
-    dnnl::stream& stream = dnnl_stream();
-    p.primitive.execute(stream, args);
-    stream.wait();
+    DnnlArg args[5] = {{DNNL_ARG_SRC, &p.src, lhs}, {DNNL_ARG_WEIGHTS, &p.weights, rhs}, {DNNL_ARG_DST, &p.dst, out}};
+    size_t n = 3;
+    if (has_bias_) args[n++] = {DNNL_ARG_BIAS, &p.bias, bias};
+    if (p.scratchpad.get_size() > 0) args[n++] = {DNNL_ARG_SCRATCHPAD, &p.scratchpad, scratch + shard * shard_pad_bytes_};
+    calls_.run(static_cast<size_t>(shard), p.primitive, std::span(args, n));
   } catch (const dnnl::error& err) {
     fail_dnnl(Code::kInternal, "running a oneDNN matmul (" + p.implementation + ")", err);
   }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/cpu/dnnl_call.h"
 #include "kernels/cpu/dnnl_engine.h"
 #include "kernels/cpu/matmul_epilogue.h"
 #include "kernels/cpu/matmul_shape.h"
@@ -101,6 +102,7 @@ class DnnlMatmul {
   uint64_t shard_pad_bytes_ = 0;  // one shard's scratchpad, 64-byte aligned
   uint64_t scratchpad_bytes_ = 0;
   std::string implementation_;
+  DnnlCalls calls_;  // a site per shard
 };
 
 // oneDNN's eltwise algorithm (and alpha) for an activation; false for kNone.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "kernels/cpu/conv_dnnl.h"
@@ -164,6 +165,37 @@ TEST(DnnlShards, ConvBatches) {
   s.batch = 5, s.in_h = 20, s.in_w = 20, s.in_c = 16, s.kernel_h = 3, s.kernel_w = 3, s.out_c = 16;
   s.out_h = 18, s.out_w = 18;
   check_conv(s);
+}
+
+// The kernels keep their oneDNN memory objects between calls (dnnl_call.h) and rebind them
+// to each call's data: callers on four threads at once, each with buffers of its own and
+// each calling many times, get their own results, from the whole and from shards.
+TEST(DnnlShards, ConcurrentCallersRebindTheirOwnData) {
+  Conv2dShape s;
+  s.batch = 1, s.in_h = 23, s.in_w = 19, s.in_c = 16, s.kernel_h = 3, s.kernel_w = 3, s.out_c = 16;
+  s.pad_top = 1, s.pad_bottom = 1, s.pad_left = 1, s.pad_right = 1, s.out_h = 23, s.out_w = 19;
+  const std::vector<float> w = random_floats(s.filter_elements(), 5, 0.5f), bias = random_floats(s.out_c, 6);
+  for (int32_t shards_for : {1, 2}) {
+    SCOPED_TRACE(testing::Message() << "cut for " << shards_for << " threads");
+    const DnnlConv2d conv(s, dnnl::memory::data_type::f32, /*has_bias=*/true, /*allow_reference=*/true, w.data(),
+                          /*prefer_plain_filter=*/false, ConvEpilogue{}, shards_for);
+    std::vector<std::thread> callers;
+    std::vector<int> failures(4, 0);
+    for (int t = 0; t < 4; ++t)
+      callers.emplace_back([&, t] {
+        const std::vector<float> x = random_floats(s.in_elements(), 10 + t);
+        const std::vector<double> want = conv_reference(s, x, w, bias);
+        AlignedScratch scratch(conv.scratch_bytes());
+        for (int call = 0; call < 20; ++call) {
+          std::vector<float> out(want.size());  // a new address each call, now and then
+          conv.run(x.data(), w.data(), bias.data(), out.data(), scratch.get());
+          for (size_t i = 0; i < out.size(); ++i)
+            if (std::fabs(out[i] - want[i]) > 1e-4 * (1 + std::fabs(want[i]))) ++failures[t];
+        }
+      });
+    for (std::thread& c : callers) c.join();
+    EXPECT_EQ(failures, std::vector<int>(4, 0));
+  }
 }
 
 }  // namespace
