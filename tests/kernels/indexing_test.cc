@@ -315,6 +315,18 @@ TEST(SliceLowering, NumpyRules) {
   // An empty slice and a whole-tensor slice (an alias).
   EXPECT_EQ(run_slice(make("slice_tensor", slice_attrs({2}, {1}, {1}), {f32({3, 4})}, {f32({0, 4})})).size(), 0u);
   EXPECT_TRUE(make("slice_tensor", slice_attrs({0}, {kOpen}, {1}), {f32({3, 4})}, {f32({3, 4})}).lower().alias);
+  // x[1::INT64_MAX, 2] -> [6]: a step past the axis reads one position, and neither its
+  // product with a stride nor the last position read overflows (found by the graph fuzzer).
+  EXPECT_EQ(run_slice(make("slice_tensor", slice_attrs({1, 2}, {kOpen, 3}, {INT64_MAX, 1}), {f32({3, 4})},
+                           {f32({1, 1})})),
+            (std::vector<float>{6}));
+  // Claiming two positions at that step is the graph's broken out_dims promise.
+  try {
+    make("slice_tensor", slice_attrs({0}, {"b"}, {INT64_MAX}), {f32({5})}, {f32({2})}).lower();
+    FAIL() << "accepted a slice past the axis";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidArgument) << e.what();
+  }
 }
 
 TEST(SliceLowering, SymbolicBoundsAndOutDims) {

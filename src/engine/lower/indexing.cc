@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 
+#include "base/checked_math.h"
 #include "engine/lower/extents.h"
 #include "engine/lower/lower.h"
 #include "engine/lowering.h"
@@ -127,11 +128,14 @@ AxisSlice slice_axis(const LowerContext& ctx, size_t axis, int64_t d, const Dim&
     ctx.unsupported("the symbolic slice bounds ", slice_text(start_b, stop_b, step), " of axis ", axis,
                     " (a symbol the plan does not bind)");
   }
-  const int64_t last = s.start + (want - 1) * step;
-  if (want > 0 && (s.start < 0 || s.start >= d || last < 0 || last >= d))
+  // A step of up to INT64_MAX is the graph's to give: the last position read may not exist
+  // as an int64 either.
+  const std::optional<int64_t> span = checked_mul(want - 1, step);
+  const std::optional<int64_t> last = span ? checked_add(s.start, *span) : std::nullopt;
+  if (want > 0 && (s.start < 0 || s.start >= d || !last || *last < 0 || *last >= d))
     fail(Code::kInvalidArgument, ctx.op_label(), ": axis ", axis, " of input 0 'x' ", ctx.inputs[0].to_string(),
-         " sliced ", slice_text(start_b, stop_b, step), " reads positions ", s.start, " to ", last,
-         ", outside the axis");
+         " sliced ", slice_text(start_b, stop_b, step), " reads ", want, " positions from ", s.start, " by ", step,
+         ", past the axis");
   return s;
 }
 
@@ -173,7 +177,8 @@ Lowered lower_slice_tensor(const LowerContext& ctx) {
   for (size_t i = 0; i < starts.size(); ++i) {
     const AxisSlice s = slice_axis(ctx, i, x.dims[i], starts[i], stops[i], steps[i], lengths[i]);
     offset += s.start * in_strides[i];
-    strides[i] = in_strides[i] * s.step;
+    // One position read (or none): the step, which may be huge, moves nothing.
+    strides[i] = lengths[i] > 1 ? in_strides[i] * s.step : in_strides[i];
   }
   for (size_t i = starts.size(); i < lengths.size(); ++i)
     if (lengths[i] != x.dims[i])
